@@ -1,0 +1,2 @@
+//! Placeholder: the standalone slow server (being written).
+fn main() {}

@@ -1,0 +1,388 @@
+//! The results database: one row per item, recorded once.
+//!
+//! The seed articles store each outcome with `$db->storeResult(...)` and make
+//! a point of it: the database allows few connections, often one, and that
+//! limit is what pushes every stage after 02-fork into a single process.
+//! Here it is SQLite (rusqlite, bundled), so we can *count* the connections
+//! each stage opens and report them.
+//!
+//! # Rules
+//!
+//! - `id` is the primary key: an outcome can never be recorded twice. A
+//!   second [`Store::record`] for the same item is [`StoreError::Duplicate`],
+//!   never an overwrite.
+//! - Times are microseconds since the run's epoch (an `Instant` taken just
+//!   before the stage starts; `Instant` is `CLOCK_MONOTONIC`, which forked
+//!   children share).
+//! - A connection counts in `db_connections` once it records its first
+//!   outcome; the harness's own connection, which only reads, never does.
+//!
+//! # In memory or in a file
+//!
+//! [`DbTarget::memory`] is a named, shared-cache in-memory database: it lives
+//! as long as one connection to it is open, so the harness keeps one while
+//! the stage records through its own. [`DbTarget::File`] is a real file in
+//! WAL mode with `BEGIN IMMEDIATE` transactions, safe for several processes
+//! (02-fork's children). A deferred transaction would get `SQLITE_BUSY` at
+//! once on upgrade, whatever the busy timeout; an immediate one waits.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, ErrorCode, params};
+use thiserror::Error;
+
+use crate::outcome::{ErrorKind, Failure, Outcome};
+use crate::progress::Progress;
+use crate::protocol::{ItemId, ResultHash};
+
+/// How long a writer waits for another process's transaction to finish.
+/// Transactions here are one `INSERT` long, so this only trips on a stuck
+/// process.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where the results live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DbTarget {
+    /// A shared-cache in-memory database, by URI (see the module docs).
+    Memory(String),
+    /// A file (the `--db` flag).
+    File(PathBuf),
+}
+
+impl DbTarget {
+    /// A fresh in-memory database, private to this process.
+    pub fn memory() -> DbTarget {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let pid = std::process::id();
+        DbTarget::Memory(format!(
+            "file:async-ladder-{pid}-{n}?mode=memory&cache=shared"
+        ))
+    }
+
+    /// The file, if the database is one (several processes can share it).
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            DbTarget::Memory(_) => None,
+            DbTarget::File(path) => Some(path),
+        }
+    }
+}
+
+/// The lane an item is drawn in on the timeline: a connection, a worker
+/// process or a fiber, numbered from 0 by the stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lane(pub u32);
+
+/// One stored outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The item.
+    pub id: ItemId,
+    /// What happened to it.
+    pub outcome: Outcome,
+    /// When the stage started on it, µs since the run's epoch.
+    pub started_us: u64,
+    /// When its outcome was known, µs since the run's epoch.
+    pub finished_us: u64,
+    /// Where it ran.
+    pub lane: Lane,
+    /// Which database connection recorded it (1, 2, ... in order of first
+    /// use).
+    pub db_conn: u32,
+}
+
+/// Why the store failed.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// The item already has an outcome: a stage recorded it twice.
+    #[error("item {0} already has an outcome: an outcome is recorded once")]
+    Duplicate(ItemId),
+    /// An id too large for SQLite's signed 64-bit integers.
+    #[error("item id {0} does not fit SQLite's INTEGER")]
+    IdTooLarge(ItemId),
+    /// A row that does not decode (someone else wrote to the file).
+    #[error("corrupt row for item {id}: {why}")]
+    Corrupt {
+        /// The row's id.
+        id: i64,
+        /// What did not decode.
+        why: String,
+    },
+    /// SQLite itself failed.
+    #[error("results database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+/// One connection to the results database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    epoch: Instant,
+    /// This connection's number in `db_connections`, once it has recorded.
+    db_conn: Option<u32>,
+    progress: Progress,
+}
+
+impl Store {
+    /// Creates (or empties) the database and returns a connection to it.
+    /// The harness calls this once per run; `--db` names an output file, so
+    /// the results of an earlier run there are replaced.
+    pub fn create(target: &DbTarget, epoch: Instant) -> Result<Store, StoreError> {
+        let store = Store::open(target, epoch)?;
+        store.conn.execute_batch(
+            "BEGIN IMMEDIATE;
+             DROP TABLE IF EXISTS outcomes;
+             DROP TABLE IF EXISTS db_connections;
+             CREATE TABLE outcomes (
+                 id          INTEGER PRIMARY KEY,
+                 status      TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
+                 result      TEXT,
+                 error       TEXT,
+                 detail      TEXT,
+                 started_us  INTEGER NOT NULL,
+                 finished_us INTEGER NOT NULL,
+                 lane        INTEGER NOT NULL,
+                 db_conn     INTEGER NOT NULL
+             );
+             CREATE TABLE db_connections (
+                 id  INTEGER PRIMARY KEY AUTOINCREMENT,
+                 pid INTEGER NOT NULL
+             );
+             COMMIT;",
+        )?;
+        Ok(store)
+    }
+
+    /// Opens another connection to a database made by [`Store::create`].
+    /// Each process that records opens its own (02-fork opens one per child,
+    /// *after* the fork: a connection must never cross a fork).
+    pub fn open(target: &DbTarget, epoch: Instant) -> Result<Store, StoreError> {
+        let conn = match target {
+            DbTarget::Memory(uri) => Connection::open(uri)?,
+            DbTarget::File(path) => {
+                let conn = Connection::open(path)?;
+                // WAL lets readers and one writer work at once; NORMAL syncs
+                // at checkpoints, not at every commit (results can be redone).
+                let mode: String =
+                    conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+                debug_assert_eq!(mode, "wal");
+                conn.pragma_update(None, "synchronous", "NORMAL")?;
+                conn
+            }
+        };
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        Ok(Store {
+            conn,
+            epoch,
+            db_conn: None,
+            progress: Progress::hidden(),
+        })
+    }
+
+    /// Ticks `progress` on every recorded outcome.
+    pub fn with_progress(mut self, progress: Progress) -> Store {
+        self.progress = progress;
+        self
+    }
+
+    /// The run's epoch: times are recorded relative to it.
+    pub fn epoch(&self) -> Instant {
+        self.epoch
+    }
+
+    /// Stores the outcome of `id`, which ran on `lane` from `started` until
+    /// now.
+    pub fn record(
+        &mut self,
+        id: ItemId,
+        lane: Lane,
+        started: Instant,
+        outcome: &Outcome,
+    ) -> Result<(), StoreError> {
+        let finished = Instant::now();
+        let key = i64::try_from(id.0).map_err(|_| StoreError::IdTooLarge(id))?;
+        let epoch = self.epoch;
+        let micros = |t: Instant| t.saturating_duration_since(epoch).as_micros() as i64;
+        let (status, result, error, detail) = match outcome {
+            Ok(hash) => ("ok", Some(hash.to_string()), None, None),
+            Err(failure) => (
+                "failed",
+                None,
+                Some(failure.kind.as_str()),
+                Some(failure.detail.as_str()),
+            ),
+        };
+        let db_conn = self.db_conn_number()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let inserted = tx
+            .prepare_cached(
+                "INSERT INTO outcomes
+                 (id, status, result, error, detail, started_us, finished_us, lane, db_conn)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                key,
+                status,
+                result,
+                error,
+                detail,
+                micros(started),
+                micros(finished),
+                lane.0,
+                db_conn,
+            ]);
+        match inserted {
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.code == ErrorCode::ConstraintViolation =>
+            {
+                return Err(StoreError::Duplicate(id));
+            }
+            other => other?,
+        };
+        tx.commit()?;
+        self.progress.inc();
+        Ok(())
+    }
+
+    /// Every stored outcome, by id.
+    pub fn rows(&self) -> Result<Vec<Row>, StoreError> {
+        let mut statement = self.conn.prepare(
+            "SELECT id, status, result, error, detail, started_us, finished_us, lane, db_conn
+             FROM outcomes ORDER BY id",
+        )?;
+        let raw = statement.query_map([], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Option<String>>(2)?,
+                row.get::<_, Option<String>>(3)?,
+                row.get::<_, Option<String>>(4)?,
+                row.get::<_, i64>(5)?,
+                row.get::<_, i64>(6)?,
+                row.get::<_, u32>(7)?,
+                row.get::<_, u32>(8)?,
+            ))
+        })?;
+        let mut rows = Vec::new();
+        for r in raw {
+            let (id, status, result, error, detail, started_us, finished_us, lane, db_conn) = r?;
+            let corrupt = |why: &str| StoreError::Corrupt {
+                id,
+                why: why.to_owned(),
+            };
+            let outcome = match (status.as_str(), result, error) {
+                ("ok", Some(result), None) => Ok(result
+                    .parse::<ResultHash>()
+                    .map_err(|e| corrupt(&e.to_string()))?),
+                ("failed", None, Some(kind)) => Err(Failure::new(
+                    kind.parse::<ErrorKind>().map_err(|e| corrupt(&e))?,
+                    detail.unwrap_or_default(),
+                )),
+                _ => return Err(corrupt("status, result and error disagree")),
+            };
+            rows.push(Row {
+                id: ItemId(u64::try_from(id).map_err(|_| corrupt("negative id"))?),
+                outcome,
+                started_us: u64::try_from(started_us).unwrap_or(0),
+                finished_us: u64::try_from(finished_us).unwrap_or(0),
+                lane: Lane(lane),
+                db_conn,
+            });
+        }
+        Ok(rows)
+    }
+
+    /// How many database connections recorded at least one outcome, across
+    /// every process that shared the file.
+    pub fn db_connections(&self) -> Result<u64, StoreError> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM db_connections", [], |row| row.get(0))?;
+        Ok(n as u64)
+    }
+
+    /// This connection's number, registering it on first use.
+    fn db_conn_number(&mut self) -> Result<u32, StoreError> {
+        if let Some(n) = self.db_conn {
+            return Ok(n);
+        }
+        self.conn.execute(
+            "INSERT INTO db_connections (pid) VALUES (?1)",
+            params![std::process::id()],
+        )?;
+        let n = u32::try_from(self.conn.last_insert_rowid()).unwrap_or(u32::MAX);
+        self.db_conn = Some(n);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(n: u64) -> Outcome {
+        Ok(ResultHash(n))
+    }
+
+    #[test]
+    fn records_each_item_once() -> Result<(), StoreError> {
+        let epoch = Instant::now();
+        let target = DbTarget::memory();
+        let reader = Store::create(&target, epoch)?;
+        let mut writer = Store::open(&target, epoch)?;
+        writer.record(ItemId(1), Lane(0), epoch, &ok(7))?;
+        let failure = Failure::new(ErrorKind::Nak, "no");
+        writer.record(ItemId(2), Lane(3), epoch, &Err(failure.clone()))?;
+        assert!(matches!(
+            writer.record(ItemId(1), Lane(0), epoch, &ok(8)),
+            Err(StoreError::Duplicate(ItemId(1)))
+        ));
+
+        let rows = reader.rows()?;
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].outcome, ok(7));
+        assert_eq!(rows[1].outcome, Err(failure));
+        assert_eq!(rows[1].lane, Lane(3));
+        assert!(rows[0].started_us <= rows[0].finished_us);
+        // The writer recorded; the reader only read.
+        assert_eq!(reader.db_connections()?, 1);
+        Ok(())
+    }
+
+    #[test]
+    fn memory_databases_are_private_to_their_target() -> Result<(), StoreError> {
+        let epoch = Instant::now();
+        let (a, b) = (DbTarget::memory(), DbTarget::memory());
+        let _keep_a = Store::create(&a, epoch)?;
+        let keep_b = Store::create(&b, epoch)?;
+        Store::open(&a, epoch)?.record(ItemId(1), Lane(0), epoch, &ok(1))?;
+        assert!(keep_b.rows()?.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn a_file_is_shared_by_several_connections() -> Result<(), StoreError> {
+        let dir = tempfile::tempdir().map_err(|e| StoreError::Corrupt {
+            id: 0,
+            why: e.to_string(),
+        })?;
+        let target = DbTarget::File(dir.path().join("results.db"));
+        let epoch = Instant::now();
+        let reader = Store::create(&target, epoch)?;
+        for worker in 0..3u32 {
+            let mut store = Store::open(&target, epoch)?;
+            store.record(ItemId(u64::from(worker)), Lane(worker), epoch, &ok(1))?;
+        }
+        assert_eq!(reader.rows()?.len(), 3);
+        assert_eq!(reader.db_connections()?, 3);
+        // Creating again starts a new run in the same file.
+        let again = Store::create(&target, epoch)?;
+        assert!(again.rows()?.is_empty());
+        Ok(())
+    }
+}
