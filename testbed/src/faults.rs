@@ -135,6 +135,7 @@ impl FaultPlan {
         None
     }
 
+    // ANCHOR: expected
     /// The fault that ends this item's request, if any: the first phase
     /// whose fault is not a harmless trickle. After a fault on `HEAD` there
     /// is no `BODY`, so the `BODY`'s own draw never matters.
@@ -154,6 +155,7 @@ impl FaultPlan {
     pub fn expected(&self, seed: u64, id: ItemId, phases: Phases) -> Option<ErrorKind> {
         self.decisive(seed, id, phases).and_then(Fault::error_kind)
     }
+    // ANCHOR_END: expected
 }
 
 /// Why a `--faults` spec was rejected.

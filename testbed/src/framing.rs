@@ -88,6 +88,7 @@ impl LineFramer {
         LineFramer::default()
     }
 
+    // ANCHOR: framer
     /// Appends bytes that arrived, checking the framing rules as it goes.
     pub fn push(&mut self, data: &[u8]) {
         if self.error.is_some() {
@@ -127,6 +128,7 @@ impl LineFramer {
         self.start += newline + 1;
         Ok(Some(text))
     }
+    // ANCHOR_END: framer
 
     /// True when part of a line has arrived but not its end: a close now
     /// would cut a message in half.

@@ -6,13 +6,16 @@
 //!
 //! - the wire protocol, SLOW/1 ([`protocol`]), and the framing that turns
 //!   bytes into lines ([`framing`]), with a blocking connection on top
-//!   ([`conn`]);
-//! - the simulated slow server ([`server`]), its latency models
-//!   ([`latency`]) and its deterministic faults ([`faults`], [`dice`]);
-//! - the work ([`workload`]), the results database ([`store`]) and the
-//!   report that verifies it ([`report`]);
-//! - the stage contract ([`stage`]), the shared command line ([`cli`]) and
-//!   the harness that runs a stage end to end ([`harness`]).
+//!   ([`conn`]); what can go wrong with an item ([`outcome`]);
+//! - the simulated slow server ([`server`]), in this process or its own
+//!   ([`forked`]), its latency models ([`latency`]) and its deterministic
+//!   faults ([`faults`], drawn with [`dice`]);
+//! - the work ([`workload`]), the results database ([`store`]), the report
+//!   that verifies it ([`report`]) and the picture of a run ([`timeline`]);
+//! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
+//!   harness that runs a stage end to end ([`harness`]), and for the stages'
+//!   tests the conformance check ([`conformance`]) and a way to run their
+//!   binaries with a deadline ([`testing`]).
 //!
 //! # Layout
 //!
@@ -23,14 +26,24 @@
 //! Not here: any way of *being concurrent* as a client. That is what the
 //! stages are for.
 
+pub mod cli;
+pub mod conformance;
 pub mod conn;
 pub mod dice;
 pub mod duration;
 pub mod faults;
+pub mod forked;
 pub mod framing;
+pub mod harness;
 pub mod latency;
+pub mod limits;
 pub mod outcome;
 pub mod progress;
 pub mod protocol;
+pub mod report;
+pub mod server;
+pub mod stage;
+pub mod testing;
 pub mod store;
+pub mod timeline;
 pub mod workload;

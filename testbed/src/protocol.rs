@@ -87,6 +87,7 @@ impl fmt::Display for Payload {
 pub struct ResultHash(pub u64);
 
 impl ResultHash {
+    // ANCHOR: result_hash
     /// The result the server must answer for `id` and `payload`.
     pub fn of(id: ItemId, payload: &Payload) -> ResultHash {
         const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
@@ -97,6 +98,7 @@ impl ResultHash {
         });
         ResultHash(hash)
     }
+    // ANCHOR_END: result_hash
 }
 
 impl fmt::Display for ResultHash {

@@ -1,0 +1,201 @@
+//! Stage 1: blocking. One connection, one item at a time.
+//!
+//! The first rung of the ladder is the code everyone writes first (the seed
+//! article's "Sincrono"): send a request, wait for the reply, store it, next
+//! item. It is correct, short and easy to read, and it spends almost all of
+//! its time waiting: with a service time of `L`, it can never do better
+//! than `1 / L` items per second (two-phase: `1 / 2L`), however fast the
+//! machine. Every later stage is an answer to that.
+//!
+//! The request function, [`request`], is generic over `Read + Write`. It is
+//! the heart of this stage, and it will come back unchanged: 02-fork runs it
+//! in several processes, and 06-scheduler runs it inside fibers, over a
+//! stream that *looks* blocking but lets other fibers run while it waits.
+//!
+//! The seed shows three shapes, all here:
+//!
+//! - a new connection for every request ([`Sync::connect_per_request`]);
+//! - one connection reused for every request (the default);
+//! - the two-phase request: `HEAD`, wait for `OK`, `BODY`, wait for `200`
+//!   (`--phases 2`, the default; `--phases 1` sends one `GET`).
+
+#![forbid(unsafe_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use testbed::conn::Conn;
+use testbed::outcome::{ErrorKind, Failure, Outcome};
+use testbed::protocol::{Phases, Reply, Request};
+use testbed::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::store::Lane;
+use testbed::workload::Item;
+
+/// The blocking stage.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sync {
+    /// Open a new connection for every item and close it after (the seed's
+    /// first `sync`), instead of reusing one. Costs a TCP handshake per item.
+    pub connect_per_request: bool,
+}
+
+impl Stage for Sync {
+    fn name(&self) -> String {
+        "sync".into()
+    }
+
+    fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
+        // ANCHOR: run
+        let mut store = scenario.open_store()?;
+        let mut conn = None;
+        for item in &scenario.items {
+            let started = Instant::now();
+            let outcome = connect_and_request(&mut conn, scenario, item);
+            // A connection that broke (closed, timed out, garbled) cannot
+            // carry the next request: drop it, and the next item reconnects.
+            let broken = matches!(&outcome, Err(f) if f.kind.breaks_connection());
+            if broken || self.connect_per_request {
+                conn = None;
+            }
+            store.record(item.id, Lane(0), started, &outcome)?;
+        }
+        // ANCHOR_END: run
+        Ok(RunStats {
+            concurrency: 1,
+            ..RunStats::default()
+        })
+    }
+}
+
+/// Sends one item over `conn`, connecting first if there is no connection.
+fn connect_and_request(
+    conn: &mut Option<Conn<TcpStream>>,
+    scenario: &Scenario,
+    item: &Item,
+) -> Outcome {
+    let conn = match conn {
+        Some(conn) => conn,
+        None => conn.insert(connect(scenario.server, scenario.read_timeout)?),
+    };
+    request(conn, item, scenario.phases)
+}
+
+/// Opens a blocking connection to the slow server.
+///
+/// `TCP_NODELAY` turns off Nagle's algorithm: without it the kernel may hold
+/// a small request back for up to 40 ms hoping to batch it, which would
+/// dwarf a 5 ms service time. A read timeout, if any, turns a server that
+/// never answers into a `timeout` failure instead of a run that never ends.
+pub fn connect(addr: SocketAddr, read_timeout: Option<Duration>) -> Result<Conn<TcpStream>, Failure> {
+    let io = |e: std::io::Error| Failure::from_io(&e);
+    let stream = TcpStream::connect(addr).map_err(io)?;
+    stream.set_nodelay(true).map_err(io)?;
+    stream.set_read_timeout(read_timeout).map_err(io)?;
+    Ok(Conn::new(stream))
+}
+
+// ANCHOR: request
+/// Sends one item and waits for its answer: one `GET`, or `HEAD`, `OK`,
+/// `BODY`. Blocks until the answer comes (or the stream fails).
+///
+/// Generic over the stream, so the same code runs over a `TcpStream`, a test
+/// script, or 06-scheduler's fiber stream.
+pub fn request<S: Read + Write>(conn: &mut Conn<S>, item: &Item, phases: Phases) -> Outcome {
+    if phases == Phases::Two {
+        conn.send(&Request::Head(item.id))?;
+        match conn.recv()? {
+            Reply::Ok => {}
+            Reply::Nak(reason) => return Err(Failure::new(ErrorKind::Nak, reason)),
+            other => return Err(unexpected(other)),
+        }
+        conn.send(&Request::Body(item.id, item.payload.clone()))?;
+    } else {
+        conn.send(&Request::Get(item.id, item.payload.clone()))?;
+    }
+    match conn.recv()? {
+        Reply::Success(result) => Ok(result),
+        Reply::Failure(reason) => Err(Failure::new(ErrorKind::Ko, reason)),
+        other => Err(unexpected(other)),
+    }
+}
+// ANCHOR_END: request
+
+/// A reply that does not answer the request we sent.
+pub fn unexpected(reply: Reply) -> Failure {
+    match reply {
+        Reply::Busy(reason) => Failure::new(ErrorKind::Refused, reason),
+        other => Failure::new(ErrorKind::Protocol, format!("unexpected reply '{other}'")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+    use testbed::workload::items;
+
+    /// A stream whose replies are scripted and whose requests are recorded.
+    struct Script {
+        replies: io::Cursor<Vec<u8>>,
+        sent: Vec<u8>,
+    }
+
+    impl Read for Script {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.replies.read(buf)
+        }
+    }
+
+    impl Write for Script {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.sent.write(buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn scripted(replies: &str) -> Conn<Script> {
+        Conn::new(Script {
+            replies: io::Cursor::new(replies.as_bytes().to_vec()),
+            sent: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn two_phases_send_head_then_body() {
+        let item = &items(1, 1)[0];
+        let mut conn = scripted(&format!("OK\n200 {}\n", item.expected_result()));
+        assert_eq!(request(&mut conn, item, Phases::Two), Ok(item.expected_result()));
+        let sent = String::from_utf8_lossy(&conn.get_ref().sent).into_owned();
+        assert_eq!(sent, format!("HEAD 0\nBODY 0 {}\n", item.payload));
+    }
+
+    #[test]
+    fn a_nak_ends_the_request_before_the_body() {
+        let item = &items(1, 1)[0];
+        let mut conn = scripted("NAK not now\n");
+        let failure = request(&mut conn, item, Phases::Two).expect_err("NAK fails the item");
+        assert_eq!((failure.kind, failure.detail.as_str()), (ErrorKind::Nak, "not now"));
+        assert_eq!(conn.get_ref().sent, b"HEAD 0\n");
+    }
+
+    #[test]
+    fn replies_map_to_error_kinds() {
+        let item = &items(1, 1)[0];
+        let cases = [
+            ("500 KO\n", ErrorKind::Ko),
+            ("503 busy\n", ErrorKind::Refused),
+            ("OK\n", ErrorKind::Protocol),
+            ("400 bad\n", ErrorKind::Protocol),
+            ("\x01\n", ErrorKind::Protocol),
+            ("200 12", ErrorKind::Closed),
+            ("", ErrorKind::Closed),
+        ];
+        for (replies, kind) in cases {
+            let outcome = request(&mut scripted(replies), item, Phases::One);
+            assert_eq!(outcome.map_err(|f| f.kind), Err(kind), "{replies:?}");
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! `01-sync` as a user runs it: flags, exit statuses, JSON.
+
+use std::time::Duration;
+
+use testbed::testing::{json_report, run_bin};
+
+const BIN: &str = env!("CARGO_BIN_EXE_01-sync");
+const DEADLINE: Duration = Duration::from_secs(30);
+
+#[test]
+fn json_is_one_object_with_the_contract_keys() {
+    let output = run_bin(BIN, &["--items", "20", "--latency", "1ms", "--json"], DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let report = json_report(&output);
+    assert_eq!(report["stage"], "sync");
+    assert_eq!(report["ok"], 20);
+    assert_eq!(report["lost"], 0);
+    assert_eq!(report["db_connections"], 1);
+}
+
+#[test]
+fn a_bad_flag_is_one_line_and_status_2() {
+    for args in [
+        &["--latency", "soon"][..],
+        &["--faults", "boom=1"],
+        &["--phases", "3"],
+        &["--items", "many"],
+        &["--no-such-flag"],
+    ] {
+        let output = run_bin(BIN, args, DEADLINE);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn hang_without_a_read_timeout_is_refused_up_front() {
+    let output = run_bin(BIN, &["--faults", "hang=0.1"], DEADLINE);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--read-timeout"));
+}
+
+#[test]
+fn an_unreachable_server_fails_every_item_but_loses_none() {
+    // Port 1 on loopback: nothing listens there, connects are refused.
+    let output = run_bin(
+        BIN,
+        &["--server", "127.0.0.1:1", "--items", "5", "--json"],
+        DEADLINE,
+    );
+    assert!(output.status.success(), "refused items are failures, not losses");
+    let report = json_report(&output);
+    assert_eq!(report["errors"]["refused"], 5);
+    assert_eq!(report["lost"], 0);
+}
+
+#[test]
+fn writes_a_timeline() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("t.svg");
+    let path_arg = path.to_string_lossy().into_owned();
+    let output = run_bin(
+        BIN,
+        &["--items", "10", "--latency", "1ms", "--timeline", &path_arg],
+        DEADLINE,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let svg = std::fs::read_to_string(&path).expect("the timeline was written");
+    assert_eq!(svg.matches("<title>item").count(), 10);
+}

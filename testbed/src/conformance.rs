@@ -1,0 +1,77 @@
+//! The cross-stage conformance check: any stage's tests call
+//! [`assert_conforms`] to prove the stage keeps the contract.
+//!
+//! Under seeded faults, every item must end with exactly one outcome, and
+//! the right one: nothing lost, nothing wrong, and every failure the one the
+//! server forced (`errors == expected_errors`). A stage that fails this is
+//! not "a bit slow", it is losing or inventing data.
+
+use std::time::Duration;
+
+use crate::cli::Settings;
+use crate::faults::FaultPlan;
+use crate::harness::{Execution, execute};
+use crate::latency::LatencyModel;
+use crate::protocol::Phases;
+use crate::stage::Stage;
+
+/// Small, fast settings for tests: 60 items over 4 connections at 1 ms.
+pub fn quick_settings() -> Settings {
+    Settings {
+        items: 60,
+        conns: 4,
+        latency: LatencyModel::Fixed(Duration::from_millis(1)),
+        ..Settings::default()
+    }
+}
+
+/// Runs `stage` with `settings` and panics, with the report, unless nothing
+/// was lost or wrong and every failure is one the server injected.
+#[track_caller]
+pub fn assert_run_conforms(stage: &dyn Stage, settings: &Settings) -> Execution {
+    let execution = match execute(stage, settings) {
+        Ok(execution) => execution,
+        Err(error) => panic!("{} could not run {settings:?}: {error}", stage.name()),
+    };
+    let report = &execution.report;
+    let context = || format!("{} with {settings:?}:\n{report}", stage.name());
+    assert_eq!(report.lost, 0, "lost items: {}", context());
+    assert_eq!(report.wrong, 0, "wrong rows: {}", context());
+    assert_eq!(report.ok + report.failed, report.items, "{}", context());
+    if let Some(expected) = &report.expected_errors {
+        assert_eq!(&report.errors, expected, "failures differ from the injected faults: {}", context());
+    }
+    execution
+}
+
+/// The standard battery: both request shapes, no faults and every fault a
+/// client can see without a read timeout (plus `hang` when the stage
+/// supports one), over three seeds.
+#[track_caller]
+pub fn assert_conforms(stage: &dyn Stage) {
+    let mut faults = "nak=0.1,ko=0.1,drop=0.05,garbage=0.05,trickle=0.1".to_owned();
+    let mut read_timeout = None;
+    if stage.supports_read_timeout() {
+        faults.push_str(",hang=0.05");
+        read_timeout = Some(Duration::from_millis(100));
+    }
+    let faults: FaultPlan = faults.parse().expect("the battery's fault spec is valid");
+    for phases in [Phases::One, Phases::Two] {
+        let clean = Settings {
+            phases,
+            ..quick_settings()
+        };
+        let execution = assert_run_conforms(stage, &clean);
+        assert_eq!(execution.report.ok, execution.report.items, "no faults, all ok");
+        for seed in 1..=3 {
+            let faulty = Settings {
+                phases,
+                seed,
+                faults,
+                read_timeout,
+                ..quick_settings()
+            };
+            assert_run_conforms(stage, &faulty);
+        }
+    }
+}

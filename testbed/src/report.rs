@@ -1,0 +1,453 @@
+//! The verifying report: what a run achieved, checked item by item.
+//!
+//! Built from the results database *after* the run, never from what the
+//! stage says about itself. Every item of the work list is classified:
+//!
+//! - **ok**: stored as a success with the right result hash;
+//! - **failed**: stored as a failure (counted by kind in `errors`);
+//! - **lost**: no row at all, the one thing a stage must never do;
+//! - **wrong**: a row that cannot be right: a wrong hash, a success where
+//!   the server injected a fault, a `NAK`/`500`/protocol error the server
+//!   never sent, or a row for an item that is not in the list.
+//!
+//! With the embedded server the report also knows which faults the server
+//! injected ([`crate::faults::FaultPlan::expected`]) and shows them as
+//! `expected_errors`, so a test can check that `errors` equals them.
+//!
+//! The figures follow Little's law: with `c` requests in flight, each
+//! taking `phases × mean service time`, no client can beat
+//! `c / (phases × mean)` items per second. `efficiency` is the fraction of
+//! that ideal a stage reached. The mean is the service time the server
+//! really *applied* (from its statistics) when it is embedded, the nominal
+//! mean of `--latency` when it is external.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::duration::format_duration;
+use crate::faults::FaultPlan;
+use crate::outcome::ErrorKind;
+use crate::protocol::{ItemId, Phases};
+use crate::store::Row;
+use crate::workload::Item;
+
+/// How many lost ids and wrong rows the report quotes (the counts are
+/// always complete).
+const QUOTED: usize = 10;
+
+/// What the verifier needs to know about a run besides its rows.
+#[derive(Debug, Clone)]
+pub struct RunFacts {
+    /// The stage's package name.
+    pub stage: String,
+    /// The requests the stage could have in flight at once.
+    pub concurrency: usize,
+    /// Single- or two-phase.
+    pub phases: Phases,
+    /// Wall time of the run.
+    pub elapsed: Duration,
+    /// The mean service time per request line (applied, or nominal).
+    pub mean_service: Duration,
+    /// The faults the server injected and its seed, when known (embedded).
+    pub faults: Option<(FaultPlan, u64)>,
+    /// The server's peak of concurrent connections, when known (embedded).
+    pub server_peak_conns: Option<u64>,
+    /// Database connections that recorded outcomes.
+    pub db_connections: u64,
+    /// The stage's notes.
+    pub notes: Vec<String>,
+    /// The stage's own figures.
+    pub stage_stats: BTreeMap<String, serde_json::Value>,
+}
+
+/// Latency percentiles, in milliseconds, over every stored item (from the
+/// stage starting on it to its outcome being known).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LatencyMs {
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+/// The verified outcome of a run. Its JSON keys are a stable contract
+/// (DESIGN.md, "Report JSON keys"); keys may be added, never renamed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The stage's package name.
+    pub stage: String,
+    /// Items in the work list.
+    pub items: u64,
+    /// Right successes.
+    pub ok: u64,
+    /// Stored failures (by kind in `errors`).
+    pub failed: u64,
+    /// Items with no row.
+    pub lost: u64,
+    /// Rows that cannot be right.
+    pub wrong: u64,
+    /// Failures by kind.
+    pub errors: BTreeMap<String, u64>,
+    /// Failures the server forced, by kind (`null` for an external server).
+    pub expected_errors: Option<BTreeMap<String, u64>>,
+    /// Wall time, seconds.
+    pub elapsed_s: f64,
+    /// Items per second.
+    pub throughput: f64,
+    /// Little's law: `min(conns, items) / (phases × mean)`; `null` at zero
+    /// latency, where only the machine limits throughput.
+    pub ideal_throughput: Option<f64>,
+    /// `throughput / ideal_throughput`.
+    pub efficiency: Option<f64>,
+    /// Per-item latency.
+    pub latency_ms: LatencyMs,
+    /// The stage's concurrency.
+    pub conns: u64,
+    /// The server's peak of concurrent connections (`null` when external).
+    pub server_peak_conns: Option<u64>,
+    /// Database connections that recorded outcomes.
+    pub db_connections: u64,
+    /// Request lines per item.
+    pub phases: u32,
+    /// The mean service time per request line used for the ideal, ms.
+    pub mean_service_ms: f64,
+    /// Up to ten lost ids.
+    pub lost_ids: Vec<u64>,
+    /// Up to ten wrong rows, explained.
+    pub wrong_rows: Vec<String>,
+    /// What the stage wants a reader to know.
+    pub notes: Vec<String>,
+    /// The stage's own figures.
+    pub stage_stats: BTreeMap<String, serde_json::Value>,
+}
+
+impl Report {
+    /// Verifies `rows` against `items` and computes the figures.
+    pub fn build(items: &[Item], rows: &[Row], facts: RunFacts) -> Report {
+        let mut report = Report::empty(items.len(), &facts);
+        let by_id: BTreeMap<ItemId, &Row> = rows.iter().map(|row| (row.id, row)).collect();
+        let mut expected_errors = BTreeMap::new();
+
+        for item in items {
+            let expected = facts
+                .faults
+                .map(|(plan, seed)| plan.expected(seed, item.id, facts.phases));
+            if let Some(kind) = expected.flatten() {
+                *expected_errors.entry(kind.to_string()).or_insert(0) += 1;
+            }
+            let Some(row) = by_id.get(&item.id) else {
+                report.lost += 1;
+                if report.lost_ids.len() < QUOTED {
+                    report.lost_ids.push(item.id.0);
+                }
+                continue;
+            };
+            match verdict(item, row, expected) {
+                Verdict::Ok => report.ok += 1,
+                Verdict::Failed(kind) => {
+                    report.failed += 1;
+                    *report.errors.entry(kind.to_string()).or_insert(0) += 1;
+                }
+                Verdict::Wrong(why) => report.note_wrong(why),
+            }
+        }
+        let listed: std::collections::BTreeSet<ItemId> = items.iter().map(|i| i.id).collect();
+        for row in rows.iter().filter(|row| !listed.contains(&row.id)) {
+            report.note_wrong(format!("item {} is not in the work list", row.id));
+        }
+        if facts.faults.is_some() {
+            report.expected_errors = Some(expected_errors);
+        }
+        report.latency_ms = percentiles(rows);
+        report
+    }
+
+    fn empty(items: usize, facts: &RunFacts) -> Report {
+        let elapsed = facts.elapsed.as_secs_f64();
+        let per_item = facts.mean_service.as_secs_f64() * f64::from(facts.phases.count());
+        let in_flight = facts.concurrency.min(items).max(1) as f64;
+        let ideal = (per_item > 0.0).then(|| in_flight / per_item);
+        let throughput = if elapsed > 0.0 { items as f64 / elapsed } else { 0.0 };
+        Report {
+            stage: facts.stage.clone(),
+            items: items as u64,
+            ok: 0,
+            failed: 0,
+            lost: 0,
+            wrong: 0,
+            errors: BTreeMap::new(),
+            expected_errors: None,
+            elapsed_s: elapsed,
+            throughput,
+            ideal_throughput: ideal,
+            efficiency: ideal.map(|ideal| throughput / ideal),
+            latency_ms: LatencyMs::default(),
+            conns: facts.concurrency as u64,
+            server_peak_conns: facts.server_peak_conns,
+            db_connections: facts.db_connections,
+            phases: facts.phases.count(),
+            mean_service_ms: facts.mean_service.as_secs_f64() * 1e3,
+            lost_ids: Vec::new(),
+            wrong_rows: Vec::new(),
+            notes: facts.notes.clone(),
+            stage_stats: facts.stage_stats.clone(),
+        }
+    }
+
+    fn note_wrong(&mut self, why: String) {
+        self.wrong += 1;
+        if self.wrong_rows.len() < QUOTED {
+            self.wrong_rows.push(why);
+        }
+    }
+
+    /// Nothing lost, nothing wrong: the run kept the contract, whatever the
+    /// server's faults did to individual items.
+    pub fn is_sound(&self) -> bool {
+        self.lost == 0 && self.wrong == 0
+    }
+
+    /// The report as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a report is plain data and always serialises")
+    }
+}
+
+enum Verdict {
+    Ok,
+    Failed(ErrorKind),
+    Wrong(String),
+}
+
+/// Classifies one stored row. `expected` is `None` when the server's faults
+/// are unknown, `Some(None)` when it must have succeeded, `Some(Some(kind))`
+/// when it forced that failure.
+fn verdict(item: &Item, row: &Row, expected: Option<Option<ErrorKind>>) -> Verdict {
+    let id = item.id;
+    match (&row.outcome, expected) {
+        (Ok(hash), _) if *hash != item.expected_result() => Verdict::Wrong(format!(
+            "item {id}: result {hash}, expected {}",
+            item.expected_result()
+        )),
+        (Ok(_), Some(Some(kind))) => Verdict::Wrong(format!(
+            "item {id}: recorded ok, but the server made it fail ({kind})"
+        )),
+        (Ok(_), _) => Verdict::Ok,
+        (Err(failure), Some(expected)) if expected != Some(failure.kind) => {
+            // Only the server can make an item NAK, KO or garble its reply;
+            // a client that records one the server did not send invented it.
+            // Timeouts, closes and refusals can come from the client's own
+            // settings or the network, so they count as plain failures.
+            let invented = matches!(
+                failure.kind,
+                ErrorKind::Nak | ErrorKind::Ko | ErrorKind::Protocol
+            );
+            if invented {
+                let sent = expected.map_or("success".to_owned(), |k| k.to_string());
+                Verdict::Wrong(format!("item {id}: recorded {failure}, but the server sent {sent}"))
+            } else {
+                Verdict::Failed(failure.kind)
+            }
+        }
+        (Err(failure), _) => Verdict::Failed(failure.kind),
+    }
+}
+
+fn percentiles(rows: &[Row]) -> LatencyMs {
+    let mut micros: Vec<u64> = rows
+        .iter()
+        .map(|r| r.finished_us.saturating_sub(r.started_us))
+        .collect();
+    if micros.is_empty() {
+        return LatencyMs::default();
+    }
+    micros.sort_unstable();
+    // Nearest-rank percentile: the smallest value with at least p% at or
+    // below it.
+    let rank = |p: f64| {
+        let index = ((p / 100.0) * micros.len() as f64).ceil() as usize;
+        micros[index.clamp(1, micros.len()) - 1] as f64 / 1e3
+    };
+    LatencyMs {
+        p50: rank(50.0),
+        p99: rank(99.0),
+        max: rank(100.0),
+    }
+}
+
+impl fmt::Display for Report {
+    /// The human-readable table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kinds = |map: &BTreeMap<String, u64>| {
+            map.iter()
+                .map(|(kind, n)| format!("{kind} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(
+            f,
+            "{}: {} items in {}",
+            self.stage,
+            self.items,
+            format_duration(Duration::from_secs_f64(self.elapsed_s))
+        )?;
+        writeln!(f, "  ok           {:>8}", self.ok)?;
+        write!(f, "  failed       {:>8}", self.failed)?;
+        if !self.errors.is_empty() {
+            write!(f, "   ({})", kinds(&self.errors))?;
+        }
+        match &self.expected_errors {
+            Some(expected) if !expected.is_empty() => {
+                writeln!(f, "   the server injected: {}", kinds(expected))?
+            }
+            _ => writeln!(f)?,
+        }
+        write!(f, "  lost         {:>8}", self.lost)?;
+        if !self.lost_ids.is_empty() {
+            let ids: Vec<String> = self.lost_ids.iter().map(u64::to_string).collect();
+            write!(f, "   (ids {}{})", ids.join(", "), ellipsis(self.lost, ids.len()))?;
+        }
+        writeln!(f)?;
+        writeln!(f, "  wrong        {:>8}", self.wrong)?;
+        for why in &self.wrong_rows {
+            writeln!(f, "    {why}")?;
+        }
+        write!(f, "  throughput   {:>8.1} items/s", self.throughput)?;
+        match (self.ideal_throughput, self.efficiency) {
+            (Some(ideal), Some(efficiency)) => writeln!(
+                f,
+                "   ideal {ideal:.1} = {} in flight / ({} x {:.2} ms)   efficiency {:.1}%",
+                self.conns.min(self.items).max(1),
+                self.phases,
+                self.mean_service_ms,
+                efficiency * 100.0
+            )?,
+            _ => writeln!(f, "   (zero latency: no ideal to compare with)")?,
+        }
+        writeln!(
+            f,
+            "  latency      p50 {:.2} ms   p99 {:.2} ms   max {:.2} ms",
+            self.latency_ms.p50, self.latency_ms.p99, self.latency_ms.max
+        )?;
+        let peak = self
+            .server_peak_conns
+            .map_or("unknown (external server)".to_owned(), |n| n.to_string());
+        writeln!(
+            f,
+            "  connections  {} in flight, server peak {peak}, database {}",
+            self.conns, self.db_connections
+        )?;
+        for (key, value) in &self.stage_stats {
+            writeln!(f, "  {key:<12} {value}")?;
+        }
+        for note in &self.notes {
+            writeln!(f, "  note: {note}")?;
+        }
+        Ok(())
+    }
+}
+
+fn ellipsis(total: u64, shown: usize) -> &'static str {
+    if total as usize > shown { ", ..." } else { "" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::faults::Fault;
+    use crate::outcome::Failure;
+    use crate::store::Lane;
+    use crate::workload::items;
+
+    fn facts(faults: Option<(FaultPlan, u64)>) -> RunFacts {
+        RunFacts {
+            stage: "test".into(),
+            concurrency: 2,
+            phases: Phases::One,
+            elapsed: Duration::from_secs(1),
+            mean_service: Duration::from_millis(100),
+            faults,
+            server_peak_conns: Some(2),
+            db_connections: 1,
+            notes: vec![],
+            stage_stats: BTreeMap::new(),
+        }
+    }
+
+    fn row(item: &Item, outcome: crate::outcome::Outcome) -> Row {
+        Row {
+            id: item.id,
+            outcome,
+            started_us: 0,
+            finished_us: 1_000 * (item.id.0 + 1),
+            lane: Lane(0),
+            db_conn: 1,
+        }
+    }
+
+    #[test]
+    fn classifies_every_item() {
+        let list = items(5, 1);
+        let rows = vec![
+            row(&list[0], Ok(list[0].expected_result())),
+            row(&list[1], Ok(crate::protocol::ResultHash(1))),
+            row(&list[2], Err(Failure::new(ErrorKind::Timeout, "slow"))),
+            // list[3] is lost; list[4] is fine.
+            row(&list[4], Ok(list[4].expected_result())),
+        ];
+        let report = Report::build(&list, &rows, facts(None));
+        assert_eq!((report.ok, report.failed, report.lost, report.wrong), (2, 1, 1, 1));
+        assert_eq!(report.lost_ids, [3]);
+        assert_eq!(report.errors.get("timeout"), Some(&1));
+        assert!(!report.is_sound());
+        // Little's law: 2 in flight / 0.1 s = 20 items/s; we did 5.
+        assert_eq!(report.ideal_throughput, Some(20.0));
+        assert_eq!(report.efficiency, Some(0.25));
+        assert_eq!(report.latency_ms.max, 5.0);
+    }
+
+    #[test]
+    fn knows_which_failures_the_server_forced() {
+        let plan = FaultPlan::none().with(Fault::Ko, 1.0);
+        let list = items(3, 1);
+        let rows = vec![
+            row(&list[0], Err(Failure::new(ErrorKind::Ko, "KO"))),
+            row(&list[1], Ok(list[1].expected_result())),
+            row(&list[2], Err(Failure::new(ErrorKind::Timeout, "slow"))),
+        ];
+        let report = Report::build(&list, &rows, facts(Some((plan, 1))));
+        assert_eq!((report.ok, report.failed, report.wrong), (0, 2, 1));
+        assert_eq!(report.expected_errors.as_ref().and_then(|e| e.get("ko")), Some(&3));
+        assert!(report.wrong_rows[0].contains("recorded ok"));
+    }
+
+    #[test]
+    fn an_invented_nak_is_wrong() {
+        let list = items(1, 1);
+        let rows = vec![row(&list[0], Err(Failure::new(ErrorKind::Nak, "?")))];
+        let report = Report::build(&list, &rows, facts(Some((FaultPlan::none(), 1))));
+        assert_eq!(report.wrong, 1);
+    }
+
+    #[test]
+    fn json_has_the_contract_keys() {
+        let report = Report::build(&items(1, 1), &[], facts(None));
+        let json: serde_json::Value =
+            serde_json::from_str(&report.to_json()).expect("the report is valid JSON");
+        for key in [
+            "stage", "items", "ok", "failed", "lost", "wrong", "errors", "elapsed_s",
+            "throughput", "ideal_throughput", "efficiency", "latency_ms", "conns",
+            "server_peak_conns", "db_connections",
+        ] {
+            assert!(json.get(key).is_some(), "missing {key}");
+        }
+        for key in ["p50", "p99", "max"] {
+            assert!(json["latency_ms"].get(key).is_some(), "missing latency_ms.{key}");
+        }
+    }
+}

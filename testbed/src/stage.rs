@@ -1,0 +1,108 @@
+//! The stage contract: one entry point that every rung of the ladder
+//! implements, so the binaries, the cross-stage tests and the bench drive all
+//! of them the same way.
+//!
+//! A stage receives a [`Scenario`] (the work, the server's address, how much
+//! concurrency it may use, where to store outcomes) and must leave exactly
+//! one outcome per item in the database. Everything else (starting the
+//! server, creating the database, verifying it, printing the report) is the
+//! harness's job ([`crate::harness`]), so a stage's code is only its lesson.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use crate::progress::Progress;
+use crate::protocol::Phases;
+use crate::store::{DbTarget, Store, StoreError};
+use crate::workload::Item;
+
+/// Everything a stage needs to do a run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The work, in list order.
+    pub items: Vec<Item>,
+    /// How many requests the stage may have in flight (`--conns`): tasks,
+    /// wrappers, pool size or fiber limit, depending on the stage.
+    pub conns: usize,
+    /// Single-phase `GET` or two-phase `HEAD`/`BODY`.
+    pub phases: Phases,
+    /// Where the slow server listens.
+    pub server: SocketAddr,
+    /// How long to wait for a reply before failing the item with `timeout`
+    /// (`--read-timeout`); `None` waits forever.
+    pub read_timeout: Option<Duration>,
+    /// Where outcomes go.
+    pub db: DbTarget,
+    /// The run's time origin: stored times are µs since this instant.
+    pub epoch: Instant,
+    /// Ticked once per recorded outcome (draws only on a terminal).
+    pub progress: Progress,
+}
+
+impl Scenario {
+    /// Opens a database connection for recording, wired to the progress
+    /// bar: the seed articles' `openDB()`.
+    pub fn open_store(&self) -> Result<Store, StoreError> {
+        Ok(Store::open(&self.db, self.epoch)?.with_progress(self.progress.clone()))
+    }
+}
+
+/// What a stage reports besides the database.
+#[derive(Debug, Clone, Default)]
+pub struct RunStats {
+    /// How many requests could really be in flight at once (01-sync: 1).
+    /// The report's Little's-law ideal uses it.
+    pub concurrency: usize,
+    /// Things a reader of the report should know: a worker that died, a
+    /// connection that was recreated...
+    pub notes: Vec<String>,
+    /// Stage-specific figures (pool statistics, backend name...), shown in
+    /// the report and in its JSON under `stage_stats`.
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// Why a run could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// The results database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A system call failed in a way the stage cannot recover from.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// The stage cannot run this scenario, and says why (for example,
+    /// `select(2)` and a descriptor at or above `FD_SETSIZE`).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// One rung of the ladder.
+pub trait Stage {
+    /// The package name (`sync`, `fork`, `select`...), used in reports.
+    fn name(&self) -> String;
+
+    /// Does the stage record through several database connections at once
+    /// (so it needs a file, which the harness provides when `--db` is not
+    /// given)?
+    fn needs_db_file(&self) -> bool {
+        false
+    }
+
+    /// Does the stage `fork()`? The harness then keeps the process
+    /// single-threaded: the embedded server runs in its own process and no
+    /// database connection is open while the stage runs.
+    fn forks(&self) -> bool {
+        false
+    }
+
+    /// Can the stage enforce `--read-timeout`? Stage 4 cannot: adding it is
+    /// what stage 5 is about.
+    fn supports_read_timeout(&self) -> bool {
+        true
+    }
+
+    /// Processes every item of the scenario, recording each outcome once.
+    fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError>;
+}

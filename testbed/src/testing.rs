@@ -1,0 +1,74 @@
+//! Helpers for the stages' tests: run a stage binary with a deadline.
+//!
+//! A test that starts a process must not hang the suite if the process
+//! hangs, so [`run_bin`] kills it at the deadline and says so. (Polling
+//! `try_wait` is not a sleep-then-assert: the sleep only paces the poll.)
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// How often [`run_bin`] checks whether the child has exited.
+const POLL: Duration = Duration::from_millis(5);
+
+/// Runs `program` with `args`, capturing its output; panics if it is still
+/// running after `deadline` (after killing it).
+#[track_caller]
+pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> Output {
+    let program = program.as_ref();
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+    // Drain the pipes on threads: a child blocked on a full pipe would
+    // otherwise look like a hang.
+    let mut stdout = child.stdout.take().expect("stdout was piped");
+    let mut stderr = child.stderr.take().expect("stderr was piped");
+    let out = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() < deadline => std::thread::sleep(POLL),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{} {args:?} still running after {deadline:?}: killed", program.display());
+            }
+        }
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// Parses a stage's `--json` output: exactly one JSON object on stdout.
+#[track_caller]
+pub fn json_report(output: &Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut lines = stdout.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(lines.next().is_none(), "--json printed more than one line:\n{stdout}");
+    match serde_json::from_str::<serde_json::Value>(first) {
+        Ok(value) if value.is_object() => value,
+        _ => panic!(
+            "--json did not print a JSON object:\n{stdout}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    }
+}

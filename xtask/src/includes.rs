@@ -1,0 +1,168 @@
+//! The book may quote the project's code only through `{{#include}}`s of
+//! the real files, so it cannot drift from what CI compiles. mdBook itself
+//! is lenient: a missing anchor silently includes nothing. This check is
+//! strict: every include must name a file that exists, an anchor that
+//! exists in it, and bring in at least one non-blank line. Then the book is
+//! built, and any warning mdBook prints fails the check.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+/// Checks every include of every chapter, then builds the book.
+pub fn check_book(root: &Path) -> Result<()> {
+    let src = root.join("book/src");
+    let mut problems = Vec::new();
+    let mut count = 0;
+    for page in markdown_files(&src)? {
+        let text = std::fs::read_to_string(&page)?;
+        for (line_no, line) in text.lines().enumerate() {
+            for directive in directives(line) {
+                count += 1;
+                if let Err(e) = check_include(&page, directive) {
+                    problems.push(format!(
+                        "{}:{}: {{{{#include {directive}}}}}: {e}",
+                        page.strip_prefix(root).unwrap_or(&page).display(),
+                        line_no + 1
+                    ));
+                }
+            }
+        }
+    }
+    if !problems.is_empty() {
+        bail!("broken book includes:\n  {}", problems.join("\n  "));
+    }
+    println!("book includes: {count} checked, all resolve");
+
+    let output = Command::new("mdbook")
+        .arg("build")
+        .arg(root.join("book"))
+        .output()
+        .context("cannot run mdbook (cargo install --locked mdbook)")?;
+    let log = String::from_utf8_lossy(&output.stderr).into_owned()
+        + &String::from_utf8_lossy(&output.stdout);
+    let warnings: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("WARN") || l.contains("ERROR"))
+        .collect();
+    if !output.status.success() || !warnings.is_empty() {
+        bail!("mdbook build failed or warned:\n{log}");
+    }
+    println!("mdbook build: no warnings");
+    Ok(())
+}
+
+/// The `path[:anchor]` parts of the `{{#include ...}}` directives on a line.
+fn directives(line: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(start) = rest.find("{{#include ") {
+        let after = &rest[start + "{{#include ".len()..];
+        let Some(end) = after.find("}}") else { break };
+        found.push(after[..end].trim());
+        rest = &after[end..];
+    }
+    found
+}
+
+/// Resolves one directive relative to the page that contains it.
+pub fn check_include(page: &Path, directive: &str) -> Result<()> {
+    let (path, selector) = match directive.split_once(':') {
+        Some((path, selector)) => (path, Some(selector)),
+        None => (directive, None),
+    };
+    let file = page.parent().unwrap_or(Path::new(".")).join(path);
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("no such file {}", file.display()))?;
+    let included = match selector {
+        None => text.clone(),
+        Some(selector) if selector.chars().all(|c| c.is_ascii_digit() || c == ':') => {
+            bail!("line-number includes drift when the code changes; use an anchor ({selector})")
+        }
+        Some(anchor) => anchored(&text, anchor)
+            .with_context(|| format!("no anchor '{anchor}' in {}", file.display()))?,
+    };
+    if included.lines().all(|l| l.trim().is_empty()) {
+        bail!("includes nothing");
+    }
+    Ok(())
+}
+
+/// The lines between `ANCHOR: name` and `ANCHOR_END: name`, without any
+/// other anchor lines (as mdBook does).
+fn anchored(text: &str, anchor: &str) -> Option<String> {
+    let start = format!("ANCHOR: {anchor}");
+    let end = format!("ANCHOR_END: {anchor}");
+    let mut inside = false;
+    let mut closed = false;
+    let mut body = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim_end();
+        if trimmed.ends_with(&start) {
+            inside = true;
+        } else if trimmed.ends_with(&end) {
+            closed = inside;
+            inside = false;
+        } else if inside && !line.contains("ANCHOR") {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    closed.then_some(body)
+}
+
+fn markdown_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            files.extend(markdown_files(&path)?);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_every_directive_on_a_line() {
+        assert_eq!(
+            directives("a {{#include x.rs:one}} b {{#include y.rs}}"),
+            ["x.rs:one", "y.rs"]
+        );
+        assert!(directives("no includes").is_empty());
+    }
+
+    #[test]
+    fn anchors_must_open_close_and_hold_something() {
+        let text = "x\n// ANCHOR: a\nfn a() {}\n// ANCHOR: inner\n// ANCHOR_END: inner\n// ANCHOR_END: a\n// ANCHOR: open\n";
+        assert_eq!(anchored(text, "a").as_deref(), Some("fn a() {}\n"));
+        assert_eq!(anchored(text, "inner").as_deref(), Some(""));
+        assert_eq!(anchored(text, "open"), None);
+        assert_eq!(anchored(text, "missing"), None);
+    }
+
+    #[test]
+    fn a_broken_anchor_is_caught() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("xtask-includes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join("code.rs"), "// ANCHOR: good\nfn f() {}\n// ANCHOR_END: good\n// ANCHOR: empty\n// ANCHOR_END: empty\n")?;
+        let page = dir.join("page.md");
+        assert!(check_include(&page, "code.rs:good").is_ok());
+        let errors = [
+            check_include(&page, "code.rs:renamed"),
+            check_include(&page, "code.rs:empty"),
+            check_include(&page, "missing.rs:good"),
+            check_include(&page, "code.rs:1:2"),
+        ];
+        std::fs::remove_dir_all(&dir)?;
+        assert!(errors.iter().all(Result::is_err));
+        Ok(())
+    }
+}
