@@ -9,6 +9,8 @@
 //!   ([`conn`]);
 //! - the simulated slow server ([`server`]), its latency models
 //!   ([`latency`]) and its deterministic faults ([`faults`], [`dice`]);
+//!   the same server in a child process ([`forked`]), and the descriptor
+//!   limit that thousands of connections need ([`limits`]);
 //! - the work ([`workload`]), the results database ([`store`]) and the
 //!   report that verifies it ([`report`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]) and
@@ -29,6 +31,7 @@ pub mod duration;
 pub mod faults;
 pub mod framing;
 pub mod latency;
+pub mod limits;
 pub mod outcome;
 pub mod progress;
 pub mod protocol;
