@@ -35,5 +35,6 @@ pub mod limits;
 pub mod outcome;
 pub mod progress;
 pub mod protocol;
+pub mod server;
 pub mod store;
 pub mod workload;
