@@ -29,6 +29,7 @@ pub mod conn;
 pub mod dice;
 pub mod duration;
 pub mod faults;
+pub mod forked;
 pub mod framing;
 pub mod latency;
 pub mod limits;

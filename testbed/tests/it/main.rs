@@ -7,5 +7,6 @@
 //! itself, and the forked server's test (`tests/forked.rs`), which needs a
 //! single-threaded one.
 
+mod forked;
 mod server;
 mod util;
