@@ -9,7 +9,8 @@
 //!   ([`conn`]); what can go wrong with an item ([`outcome`]);
 //! - the simulated slow server ([`server`]), in this process or its own
 //!   ([`forked`]), its latency models ([`latency`]) and its deterministic
-//!   faults ([`faults`], drawn with [`dice`]);
+//!   faults ([`faults`], drawn with [`dice`]), and the descriptor limit that
+//!   thousands of connections need ([`limits`]);
 //! - the work ([`workload`]), the results database ([`store`]), the report
 //!   that verifies it ([`report`]) and the picture of a run ([`timeline`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the

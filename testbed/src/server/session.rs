@@ -1,0 +1,294 @@
+//! One connection of the slow server, from its first line to its close.
+//!
+//! A session reads request lines with the crate's one framer (through
+//! [`Conn`]), checks that they come in a valid order, waits the simulated
+//! service time, then answers, or sabotages the answer when the fault plan
+//! says so. Requests on one connection are served one after the other, in
+//! order, like a backend that handles a connection serially: a pipelined
+//! second line starts its service time when the first has been answered.
+//!
+//! Not here: accepting, the connection limit, stopping (`server.rs`).
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::conn::Conn;
+use crate::dice::{Purpose, roll};
+use crate::faults::Fault;
+use crate::framing::LineError;
+use crate::protocol::{ItemId, MAX_LINE, Payload, Phase, Reply, Request, ResultHash};
+
+use super::{BUSY_REASON, Shared};
+
+/// The reason of an injected `NAK`.
+const NAK_REASON: &str = "injected nak";
+
+/// The reason of an injected `500`.
+const KO_REASON: &str = "injected ko";
+
+/// The `trickle` fault writes a reply in this many pieces...
+pub const TRICKLE_PIECES: usize = 4;
+
+/// ...with this pause between two pieces: three pauses add about 1 ms, enough
+/// to split the reply across reads, not enough to dominate a benchmark.
+pub const TRICKLE_PAUSE: Duration = Duration::from_micros(300);
+
+/// Length of an over-long garbage reply: well past [`MAX_LINE`], so any
+/// correct client gives up before finding its end.
+const GARBAGE_LINE: usize = 2_000;
+
+/// After a reply that ends the connection, how long the server keeps reading
+/// (and discarding) what the client still sends. See [`close_gently`].
+const LINGER: Duration = Duration::from_secs(1);
+
+/// The two ways a `garbage` reply breaks the framing rules. Which one a
+/// request line gets is decided, like the fault itself, from
+/// `(seed, id, phase)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Garbage {
+    /// A line of 2,000 printable bytes: no `\n` within [`MAX_LINE`].
+    TooLong,
+    /// A short line with bytes that are not printable ASCII.
+    NotPrintable,
+}
+
+impl Garbage {
+    /// The flavour of garbage the server sends for this request line.
+    pub fn choose(seed: u64, id: ItemId, phase: Phase) -> Garbage {
+        if roll(seed, id, phase, Purpose::Variant) < 0.5 {
+            Garbage::TooLong
+        } else {
+            Garbage::NotPrintable
+        }
+    }
+
+    /// The bytes sent.
+    fn bytes(self) -> Vec<u8> {
+        match self {
+            Garbage::TooLong => {
+                let mut line = b"200 ".to_vec();
+                line.resize(GARBAGE_LINE, b'x');
+                line.push(b'\n');
+                line
+            }
+            Garbage::NotPrintable => b"200 \x00\x07garbage\xff\n".to_vec(),
+        }
+    }
+}
+
+/// Serves one connection until it ends; never panics, whatever the client
+/// sends. The caller closes the socket afterwards.
+pub(super) fn serve(stream: &TcpStream, shared: &Shared) {
+    let mut session = Session {
+        conn: Conn::new(stream),
+        shared,
+        awaiting_body: None,
+    };
+    match session.run() {
+        End::Gone => {}
+        End::Close => close_gently(stream),
+        End::Hang => {
+            // Keep the connection open and answer nothing, but keep reading:
+            // a client that closes is noticed (read returns 0), and so is a
+            // server that stops (it shuts the socket down).
+            let _ = io::copy(&mut &*stream, &mut io::sink());
+        }
+    }
+}
+
+/// Turns a connection away with `503 busy`. Called on the accept thread,
+/// so a connection over the limit never costs a thread: it must not block.
+pub(super) fn refuse(stream: &TcpStream) {
+    /// Enough reads to take the client's first lines, but bounded: the
+    /// accept thread has other clients to take.
+    const DRAIN_READS: usize = 4;
+
+    let line = format!("{}\n", Reply::Busy(BUSY_REASON.into()));
+    let mut stream = stream;
+    // A new socket's send buffer is empty, so a 9-byte write cannot block.
+    let _ = stream.write_all(line.as_bytes());
+    let _ = stream.shutdown(Shutdown::Write);
+    // A fast client has often sent its first request already. Closing a
+    // socket with unread data makes the kernel answer with a reset (RST)
+    // instead of an orderly end (FIN), and a reset can destroy the `503`
+    // before the client reads it; so take what is there, without waiting.
+    if stream.set_nonblocking(true).is_ok() {
+        let mut sink = [0u8; MAX_LINE];
+        for _ in 0..DRAIN_READS {
+            if !matches!(stream.read(&mut sink), Ok(n) if n > 0) {
+                break;
+            }
+        }
+    }
+}
+
+/// How a session ended, which decides how its socket is closed.
+enum End {
+    /// The client left, the socket failed or the server is stopping:
+    /// nobody is listening any more.
+    Gone,
+    /// The server closes after what it wrote (`QUIT`, `400`, `drop`,
+    /// `garbage`).
+    Close,
+    /// The `hang` fault: never answer, wait for the client to give up.
+    Hang,
+}
+
+/// The state of one connection.
+struct Session<'a> {
+    conn: Conn<&'a TcpStream>,
+    shared: &'a Shared,
+    /// Set after `OK` to `HEAD <id>`: the next line must be `BODY <id> ...`.
+    awaiting_body: Option<ItemId>,
+}
+
+/// A request line that passed the sequence rules.
+enum Step {
+    /// Serve this phase of this item; `GET` and `BODY` carry a payload.
+    Serve(ItemId, Phase, Option<Payload>),
+    /// `QUIT`.
+    Quit,
+}
+
+impl Session<'_> {
+    fn run(&mut self) -> End {
+        loop {
+            let line = match self.conn.read_line() {
+                Ok(Some(line)) => line,
+                Err(LineError::Frame(e)) => return self.reject(e.to_string()),
+                // A close between lines or in the middle of one, a reset, or
+                // the server stopping: in every case nobody waits for an answer.
+                Ok(None) | Err(LineError::EofMidLine | LineError::Io(_)) => return End::Gone,
+            };
+            // The service time counts from here: the line is complete.
+            let received = Instant::now();
+            let step = Request::parse(&line)
+                .map_err(|e| e.to_string())
+                .and_then(|request| self.sequence(request));
+            let end = match step {
+                Ok(Step::Serve(id, phase, payload)) => self.answer(id, phase, payload, received),
+                Ok(Step::Quit) => Some(End::Close),
+                Err(reason) => Some(self.reject(reason)),
+            };
+            if let Some(end) = end {
+                return end;
+            }
+        }
+    }
+
+    /// Applies the one ordering rule of SLOW/1: `BODY <id>` comes right
+    /// after `OK` to `HEAD <id>`, and only then.
+    fn sequence(&mut self, request: Request) -> Result<Step, String> {
+        match (self.awaiting_body.take(), request) {
+            (Some(head), Request::Body(id, payload)) if id == head => {
+                Ok(Step::Serve(id, Phase::Body, Some(payload)))
+            }
+            (Some(head), _) => Err(format!("expected BODY {head} after OK to HEAD {head}")),
+            (None, Request::Body(id, _)) => Err(format!("BODY {id} without an OK to HEAD {id}")),
+            (None, Request::Get(id, payload)) => Ok(Step::Serve(id, Phase::Get, Some(payload))),
+            (None, Request::Head(id)) => Ok(Step::Serve(id, Phase::Head, None)),
+            (None, Request::Quit) => Ok(Step::Quit),
+        }
+    }
+
+    /// Serves one request line: service time, then reply or fault. `None`
+    /// means the connection goes on.
+    fn answer(
+        &mut self,
+        id: ItemId,
+        phase: Phase,
+        payload: Option<Payload>,
+        received: Instant,
+    ) -> Option<End> {
+        let shared = self.shared;
+        let config = &shared.config;
+        shared.counters.request(phase);
+        let nominal = config.latency.sample(config.seed, id, phase);
+        if !shared.sleep_until(received + nominal) {
+            return Some(End::Gone);
+        }
+        shared.counters.served(nominal, received.elapsed());
+
+        let reply = match &payload {
+            None => Reply::Ok,
+            Some(payload) => Reply::Success(ResultHash::of(id, payload)),
+        };
+        let fault = config.faults.decide(config.seed, id, phase);
+        if let Some(fault) = fault {
+            shared.counters.fault(fault);
+        }
+        let written = match fault {
+            None => self.conn.write_line(&reply),
+            Some(Fault::Nak) => self.conn.write_line(&Reply::Nak(NAK_REASON.into())),
+            Some(Fault::Ko) => self.conn.write_line(&Reply::Failure(KO_REASON.into())),
+            Some(Fault::Hang) => return Some(End::Hang),
+            Some(Fault::Drop) => return Some(End::Close),
+            Some(Fault::Garbage) => {
+                let garbage = Garbage::choose(config.seed, id, phase).bytes();
+                // The connection ends either way; a failed write changes nothing.
+                let _ = self.conn.get_mut().write_all(&garbage);
+                return Some(End::Close);
+            }
+            Some(Fault::Trickle) => trickle(self.conn.get_mut(), &reply),
+        };
+        if written.is_err() {
+            return Some(End::Gone);
+        }
+        if reply == Reply::Ok && matches!(fault, None | Some(Fault::Trickle)) {
+            self.awaiting_body = Some(id);
+        }
+        None
+    }
+
+    /// Answers `400 <reason>`; the connection then closes.
+    fn reject(&mut self, reason: String) -> End {
+        self.shared.counters.bad_request();
+        match self.conn.write_line(&Reply::BadRequest(reason)) {
+            Ok(()) => End::Close,
+            Err(_) => End::Gone,
+        }
+    }
+}
+
+/// Writes `reply` a few bytes at a time, so the client sees it arrive in
+/// pieces (Nagle's algorithm is off: each write leaves as its own segment).
+fn trickle(stream: &mut &TcpStream, reply: &Reply) -> io::Result<()> {
+    let line = format!("{reply}\n");
+    let piece = line.len().div_ceil(TRICKLE_PIECES);
+    for (i, bytes) in line.as_bytes().chunks(piece).enumerate() {
+        if i > 0 {
+            thread::sleep(TRICKLE_PAUSE);
+        }
+        stream.write_all(bytes)?;
+    }
+    Ok(())
+}
+
+/// Closes after a final reply without destroying it.
+///
+/// `close` on a socket whose receive queue still holds data (the client
+/// pipelined more lines) sends a reset instead of a FIN, and a reset can
+/// discard the reply the client has not read yet. So: send the FIN with
+/// `shutdown(Write)`, then read and discard until the client closes too, or
+/// [`LINGER`] has passed (the "lingering close" of web servers).
+fn close_gently(stream: &TcpStream) {
+    let _ = stream.shutdown(Shutdown::Write);
+    let deadline = Instant::now() + LINGER;
+    let mut sink = [0u8; MAX_LINE];
+    let mut stream = stream;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        // `set_read_timeout` refuses a zero duration: that case is the end.
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match stream.read(&mut sink) {
+            Ok(n) if n > 0 => {}
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // The client closed, the linger expired, or the server stops.
+            _ => return,
+        }
+    }
+}
