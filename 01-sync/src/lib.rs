@@ -87,7 +87,10 @@ fn connect_and_request(
 /// a small request back for up to 40 ms hoping to batch it, which would
 /// dwarf a 5 ms service time. A read timeout, if any, turns a server that
 /// never answers into a `timeout` failure instead of a run that never ends.
-pub fn connect(addr: SocketAddr, read_timeout: Option<Duration>) -> Result<Conn<TcpStream>, Failure> {
+pub fn connect(
+    addr: SocketAddr,
+    read_timeout: Option<Duration>,
+) -> Result<Conn<TcpStream>, Failure> {
     let io = |e: std::io::Error| Failure::from_io(&e);
     let stream = TcpStream::connect(addr).map_err(io)?;
     stream.set_nodelay(true).map_err(io)?;
@@ -167,7 +170,10 @@ mod tests {
     fn two_phases_send_head_then_body() {
         let item = &items(1, 1)[0];
         let mut conn = scripted(&format!("OK\n200 {}\n", item.expected_result()));
-        assert_eq!(request(&mut conn, item, Phases::Two), Ok(item.expected_result()));
+        assert_eq!(
+            request(&mut conn, item, Phases::Two),
+            Ok(item.expected_result())
+        );
         let sent = String::from_utf8_lossy(&conn.get_ref().sent).into_owned();
         assert_eq!(sent, format!("HEAD 0\nBODY 0 {}\n", item.payload));
     }
@@ -177,7 +183,10 @@ mod tests {
         let item = &items(1, 1)[0];
         let mut conn = scripted("NAK not now\n");
         let failure = request(&mut conn, item, Phases::Two).expect_err("NAK fails the item");
-        assert_eq!((failure.kind, failure.detail.as_str()), (ErrorKind::Nak, "not now"));
+        assert_eq!(
+            (failure.kind, failure.detail.as_str()),
+            (ErrorKind::Nak, "not now")
+        );
         assert_eq!(conn.get_ref().sent, b"HEAD 0\n");
     }
 

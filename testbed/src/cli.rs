@@ -141,13 +141,18 @@ mod tests {
 
     fn error_for(args: &[&str]) -> String {
         let argv = std::iter::once("stage").chain(args.iter().copied());
-        Cli::try_parse_from(argv).expect_err("these arguments are bad").to_string()
+        Cli::try_parse_from(argv)
+            .expect_err("these arguments are bad")
+            .to_string()
     }
 
     #[test]
     fn defaults_match_the_design() {
         let s = Settings::default();
-        assert_eq!((s.items, s.conns, s.phases, s.seed), (200, 20, Phases::Two, 1));
+        assert_eq!(
+            (s.items, s.conns, s.phases, s.seed),
+            (200, 20, Phases::Two, 1)
+        );
         assert_eq!(s.latency, LatencyModel::Fixed(Duration::from_millis(10)));
         assert!(s.faults.is_none() && s.server.is_none() && !s.json);
     }
@@ -165,7 +170,10 @@ mod tests {
         for (args, flag, form) in cases {
             let message = error_for(args);
             let first = message.lines().next().unwrap_or_default();
-            assert!(first.contains(flag) && first.contains(form), "{args:?}: {first}");
+            assert!(
+                first.contains(flag) && first.contains(form),
+                "{args:?}: {first}"
+            );
         }
     }
 }

@@ -39,7 +39,12 @@ pub fn assert_run_conforms(stage: &dyn Stage, settings: &Settings) -> Execution 
     assert_eq!(report.wrong, 0, "wrong rows: {}", context());
     assert_eq!(report.ok + report.failed, report.items, "{}", context());
     if let Some(expected) = &report.expected_errors {
-        assert_eq!(&report.errors, expected, "failures differ from the injected faults: {}", context());
+        assert_eq!(
+            &report.errors,
+            expected,
+            "failures differ from the injected faults: {}",
+            context()
+        );
     }
     execution
 }
@@ -62,7 +67,10 @@ pub fn assert_conforms(stage: &dyn Stage) {
             ..quick_settings()
         };
         let execution = assert_run_conforms(stage, &clean);
-        assert_eq!(execution.report.ok, execution.report.items, "no faults, all ok");
+        assert_eq!(
+            execution.report.ok, execution.report.items,
+            "no faults, all ok"
+        );
         for seed in 1..=3 {
             let faulty = Settings {
                 phases,

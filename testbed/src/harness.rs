@@ -85,7 +85,10 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
             if let Some(path) = &settings.timeline {
                 let command = command_line();
                 if let Err(e) = execution.write_timeline(path, Some(&command)) {
-                    eprintln!("error: could not write the timeline {}: {e}", path.display());
+                    eprintln!(
+                        "error: could not write the timeline {}: {e}",
+                        path.display()
+                    );
                     return ExitCode::FAILURE;
                 }
                 if !settings.json {
@@ -114,7 +117,10 @@ fn command_line() -> String {
     let name = Path::new(&program)
         .file_name()
         .map_or(program.clone(), |n| n.to_string_lossy().into_owned());
-    std::iter::once(name).chain(args).collect::<Vec<_>>().join(" ")
+    std::iter::once(name)
+        .chain(args)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Runs the stage and returns its verified report, printing nothing.
@@ -191,7 +197,9 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         phases: settings.phases,
         elapsed,
         mean_service,
-        faults: server_stats.as_ref().map(|_| (settings.faults, settings.seed)),
+        faults: server_stats
+            .as_ref()
+            .map(|_| (settings.faults, settings.seed)),
         server_peak_conns: server_stats.as_ref().map(|s| s.peak_conns),
         db_connections: reader.db_connections()?,
         notes: stats.notes,
@@ -241,7 +249,9 @@ impl EmbeddedServer {
             None if stage.forks() => {
                 EmbeddedServer::Process(ForkedServer::start(config).map_err(HarnessError::Server)?)
             }
-            None => EmbeddedServer::Threads(SlowServer::spawn(config).map_err(HarnessError::Server)?),
+            None => {
+                EmbeddedServer::Threads(SlowServer::spawn(config).map_err(HarnessError::Server)?)
+            }
         })
     }
 

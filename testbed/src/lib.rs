@@ -44,7 +44,7 @@ pub mod protocol;
 pub mod report;
 pub mod server;
 pub mod stage;
-pub mod testing;
 pub mod store;
+pub mod testing;
 pub mod timeline;
 pub mod workload;

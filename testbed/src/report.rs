@@ -172,7 +172,11 @@ impl Report {
         let per_item = facts.mean_service.as_secs_f64() * f64::from(facts.phases.count());
         let in_flight = facts.concurrency.min(items).max(1) as f64;
         let ideal = (per_item > 0.0).then(|| in_flight / per_item);
-        let throughput = if elapsed > 0.0 { items as f64 / elapsed } else { 0.0 };
+        let throughput = if elapsed > 0.0 {
+            items as f64 / elapsed
+        } else {
+            0.0
+        };
         Report {
             stage: facts.stage.clone(),
             items: items as u64,
@@ -249,7 +253,9 @@ fn verdict(item: &Item, row: &Row, expected: Option<Option<ErrorKind>>) -> Verdi
             );
             if invented {
                 let sent = expected.map_or("success".to_owned(), |k| k.to_string());
-                Verdict::Wrong(format!("item {id}: recorded {failure}, but the server sent {sent}"))
+                Verdict::Wrong(format!(
+                    "item {id}: recorded {failure}, but the server sent {sent}"
+                ))
             } else {
                 Verdict::Failed(failure.kind)
             }
@@ -310,7 +316,12 @@ impl fmt::Display for Report {
         write!(f, "  lost         {:>8}", self.lost)?;
         if !self.lost_ids.is_empty() {
             let ids: Vec<String> = self.lost_ids.iter().map(u64::to_string).collect();
-            write!(f, "   (ids {}{})", ids.join(", "), ellipsis(self.lost, ids.len()))?;
+            write!(
+                f,
+                "   (ids {}{})",
+                ids.join(", "),
+                ellipsis(self.lost, ids.len())
+            )?;
         }
         writeln!(f)?;
         writeln!(f, "  wrong        {:>8}", self.wrong)?;
@@ -401,7 +412,10 @@ mod tests {
             row(&list[4], Ok(list[4].expected_result())),
         ];
         let report = Report::build(&list, &rows, facts(None));
-        assert_eq!((report.ok, report.failed, report.lost, report.wrong), (2, 1, 1, 1));
+        assert_eq!(
+            (report.ok, report.failed, report.lost, report.wrong),
+            (2, 1, 1, 1)
+        );
         assert_eq!(report.lost_ids, [3]);
         assert_eq!(report.errors.get("timeout"), Some(&1));
         assert!(!report.is_sound());
@@ -422,7 +436,10 @@ mod tests {
         ];
         let report = Report::build(&list, &rows, facts(Some((plan, 1))));
         assert_eq!((report.ok, report.failed, report.wrong), (0, 2, 1));
-        assert_eq!(report.expected_errors.as_ref().and_then(|e| e.get("ko")), Some(&3));
+        assert_eq!(
+            report.expected_errors.as_ref().and_then(|e| e.get("ko")),
+            Some(&3)
+        );
         assert!(report.wrong_rows[0].contains("recorded ok"));
     }
 
@@ -440,14 +457,29 @@ mod tests {
         let json: serde_json::Value =
             serde_json::from_str(&report.to_json()).expect("the report is valid JSON");
         for key in [
-            "stage", "items", "ok", "failed", "lost", "wrong", "errors", "elapsed_s",
-            "throughput", "ideal_throughput", "efficiency", "latency_ms", "conns",
-            "server_peak_conns", "db_connections",
+            "stage",
+            "items",
+            "ok",
+            "failed",
+            "lost",
+            "wrong",
+            "errors",
+            "elapsed_s",
+            "throughput",
+            "ideal_throughput",
+            "efficiency",
+            "latency_ms",
+            "conns",
+            "server_peak_conns",
+            "db_connections",
         ] {
             assert!(json.get(key).is_some(), "missing {key}");
         }
         for key in ["p50", "p99", "max"] {
-            assert!(json["latency_ms"].get(key).is_some(), "missing latency_ms.{key}");
+            assert!(
+                json["latency_ms"].get(key).is_some(),
+                "missing latency_ms.{key}"
+            );
         }
     }
 }

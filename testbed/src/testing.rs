@@ -46,7 +46,10 @@ pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> 
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("{} {args:?} still running after {deadline:?}: killed", program.display());
+                panic!(
+                    "{} {args:?} still running after {deadline:?}: killed",
+                    program.display()
+                );
             }
         }
     };
@@ -63,7 +66,10 @@ pub fn json_report(output: &Output) -> serde_json::Value {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let mut lines = stdout.lines();
     let first = lines.next().unwrap_or_default();
-    assert!(lines.next().is_none(), "--json printed more than one line:\n{stdout}");
+    assert!(
+        lines.next().is_none(),
+        "--json printed more than one line:\n{stdout}"
+    );
     match serde_json::from_str::<serde_json::Value>(first) {
         Ok(value) if value.is_object() => value,
         _ => panic!(

@@ -112,7 +112,11 @@ pub fn render(report: &Report, rows: &[Row], command: Option<&str>) -> String {
     );
     for lane in (0..lanes as u32).step_by(every as usize) {
         let ly = TOP + (f64::from(lane) + 0.5) * lane_height + 4.0;
-        let _ = writeln!(svg, r#"<text x="{:.1}" y="{ly:.1}" text-anchor="end">{lane}</text>"#, LEFT - 6.0);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{ly:.1}" text-anchor="end">{lane}</text>"#,
+            LEFT - 6.0
+        );
     }
 
     // The bars. A hairline of white between neighbours keeps back-to-back
@@ -172,9 +176,13 @@ fn legend(svg: &mut String, report: &Report, rows: &[Row]) {
 
 /// The run's figures under the plot, and the command that made it.
 fn caption(svg: &mut String, report: &Report, y: f64, command: Option<&str>) {
-    let efficiency = report
-        .efficiency
-        .map_or(String::new(), |e| format!(" ({:.0}% of the ideal {:.0})", e * 100.0, report.ideal_throughput.unwrap_or(0.0)));
+    let efficiency = report.efficiency.map_or(String::new(), |e| {
+        format!(
+            " ({:.0}% of the ideal {:.0})",
+            e * 100.0,
+            report.ideal_throughput.unwrap_or(0.0)
+        )
+    });
     let line = format!(
         "{} in flight · {} phase(s) · mean service {:.2} ms · {:.2} s · {:.0} items/s{efficiency} · ok {} · failed {} · lost {} · wrong {} · p99 {:.1} ms",
         report.conns,
@@ -188,7 +196,11 @@ fn caption(svg: &mut String, report: &Report, y: f64, command: Option<&str>) {
         report.wrong,
         report.latency_ms.p99
     );
-    let _ = writeln!(svg, r#"<text x="{LEFT}" y="{y:.1}">{}</text>"#, escape(&line));
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="{y:.1}">{}</text>"#,
+        escape(&line)
+    );
     if let Some(command) = command {
         let _ = writeln!(
             svg,
@@ -221,7 +233,9 @@ fn format_ms(ms: f64) -> String {
 
 /// Text in SVG is XML: escape what XML gives a meaning to.
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[cfg(test)]
@@ -276,7 +290,10 @@ mod tests {
         let svg = render(&report, &rows, Some("01-sync --items 200"));
         assert_eq!(svg.matches("<title>item").count(), 200);
         assert!(svg.contains(failure_colour(ErrorKind::Ko)));
-        assert!(svg.contains("ko: KO &lt;500&gt;"), "tooltips carry the kind, escaped");
+        assert!(
+            svg.contains("ko: KO &lt;500&gt;"),
+            "tooltips carry the kind, escaped"
+        );
         assert!(svg.contains("$ 01-sync --items 200"));
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
     }

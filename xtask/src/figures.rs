@@ -39,7 +39,11 @@ fn figures(dir: &Path) -> Result<Vec<Figure>> {
         let line = text.trim();
         let (bin, args) = line.split_once(' ').unwrap_or((line, ""));
         figures.push(Figure {
-            name: path.file_stem().unwrap_or_default().to_string_lossy().into_owned(),
+            name: path
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
             bin: bin.to_owned(),
             args: args.to_owned(),
         });
@@ -74,13 +78,19 @@ pub fn regenerate(root: &Path, only: Option<&str>) -> Result<()> {
         let stdout = String::from_utf8_lossy(&output.stdout);
         let report: serde_json::Value = serde_json::from_str(stdout.trim())
             .with_context(|| format!("{} printed no JSON report:\n{stdout}", figure.bin))?;
-        let command = format!("cargo run --release --bin {} -- {}", figure.bin, figure.args);
+        let command = format!(
+            "cargo run --release --bin {} -- {}",
+            figure.bin, figure.args
+        );
         // The SVG's caption shows the binary's own argv, including the
         // --timeline path; rewrite it to the command a reader would type.
         let picture = std::fs::read_to_string(&svg)?;
         let picture = replace_command_line(&picture, &command);
         std::fs::write(&svg, picture)?;
-        std::fs::write(dir.join(format!("{}.md", figure.name)), table(&command, &report))?;
+        std::fs::write(
+            dir.join(format!("{}.md", figure.name)),
+            table(&command, &report),
+        )?;
         println!("figure {}: {command}", figure.name);
     }
     Ok(())

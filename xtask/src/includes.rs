@@ -152,7 +152,10 @@ mod tests {
     fn a_broken_anchor_is_caught() -> Result<()> {
         let dir = std::env::temp_dir().join(format!("xtask-includes-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
-        std::fs::write(dir.join("code.rs"), "// ANCHOR: good\nfn f() {}\n// ANCHOR_END: good\n// ANCHOR: empty\n// ANCHOR_END: empty\n")?;
+        std::fs::write(
+            dir.join("code.rs"),
+            "// ANCHOR: good\nfn f() {}\n// ANCHOR_END: good\n// ANCHOR: empty\n// ANCHOR_END: empty\n",
+        )?;
         let page = dir.join("page.md");
         assert!(check_include(&page, "code.rs:good").is_ok());
         let errors = [

@@ -29,7 +29,9 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("check-book") => includes::check_book(&root),
         Some("starters") => {
-            let out = args.get(1).map_or_else(|| root.join(starters::DEFAULT_DIR), PathBuf::from);
+            let out = args
+                .get(1)
+                .map_or_else(|| root.join(starters::DEFAULT_DIR), PathBuf::from);
             starters::write_all(&root, &out)?;
             println!("starters written to {}", out.display());
             Ok(())

@@ -37,7 +37,10 @@ pub fn exercises(root: &Path) -> Result<Vec<String>> {
     for entry in std::fs::read_dir(root.join(EXERCISES))? {
         let path = entry?.path();
         if path.join("Cargo.toml").is_file() {
-            names.push(path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()));
+            names.push(
+                path.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            );
         }
     }
     names.sort();
@@ -55,7 +58,10 @@ pub fn write_all(root: &Path, out: &Path) -> Result<()> {
         copy_starter(&root.join(EXERCISES).join(name), &out.join(name))
             .with_context(|| format!("exercise {name}"))?;
     }
-    std::fs::write(out.join("Cargo.toml"), workspace_manifest(root, out, &names)?)?;
+    std::fs::write(
+        out.join("Cargo.toml"),
+        workspace_manifest(root, out, &names)?,
+    )?;
     std::fs::copy(root.join("Cargo.lock"), out.join("Cargo.lock"))?;
     std::fs::write(
         out.join("README.md"),
@@ -120,8 +126,8 @@ fn copy_starter(from: &Path, to: &Path) -> Result<()> {
             copy_starter(&path, &dest)?;
         } else if path.extension().is_some_and(|e| e == "rs") {
             let text = std::fs::read_to_string(&path)?;
-            let starter = strip_solutions(&text)
-                .with_context(|| format!("in {}", path.display()))?;
+            let starter =
+                strip_solutions(&text).with_context(|| format!("in {}", path.display()))?;
             std::fs::write(dest, starter)?;
         } else {
             std::fs::copy(&path, &dest)?;
@@ -145,7 +151,11 @@ pub fn strip_solutions(text: &str) -> Result<String> {
             regions += 1;
             let indent = &line[..line.len() - trimmed.len()];
             let hint = rest.trim_start_matches(':').trim();
-            let hint = if hint.is_empty() { "your code here" } else { hint };
+            let hint = if hint.is_empty() {
+                "your code here"
+            } else {
+                hint
+            };
             out.push(format!("{indent}// TODO: {hint}"));
             out.push(format!("{indent}todo!({hint:?})"));
         } else if trimmed.starts_with(END) {
@@ -229,7 +239,10 @@ fn diff_trees(a: &Path, b: &Path) -> Result<Vec<String>> {
     let (files_a, files_b) = (list_files(a, a)?, list_files(b, b)?);
     let mut drift: Vec<String> = Vec::new();
     for file in files_a.iter().chain(&files_b) {
-        let (x, y) = (std::fs::read(a.join(file)).ok(), std::fs::read(b.join(file)).ok());
+        let (x, y) = (
+            std::fs::read(a.join(file)).ok(),
+            std::fs::read(b.join(file)).ok(),
+        );
         if x != y && !drift.contains(&file.display().to_string()) {
             drift.push(file.display().to_string());
         }

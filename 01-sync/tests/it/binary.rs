@@ -9,7 +9,11 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 #[test]
 fn json_is_one_object_with_the_contract_keys() {
-    let output = run_bin(BIN, &["--items", "20", "--latency", "1ms", "--json"], DEADLINE);
+    let output = run_bin(
+        BIN,
+        &["--items", "20", "--latency", "1ms", "--json"],
+        DEADLINE,
+    );
     assert!(output.status.success(), "{output:?}");
     let report = json_report(&output);
     assert_eq!(report["stage"], "sync");
@@ -50,7 +54,10 @@ fn an_unreachable_server_fails_every_item_but_loses_none() {
         &["--server", "127.0.0.1:1", "--items", "5", "--json"],
         DEADLINE,
     );
-    assert!(output.status.success(), "refused items are failures, not losses");
+    assert!(
+        output.status.success(),
+        "refused items are failures, not losses"
+    );
     let report = json_report(&output);
     assert_eq!(report["errors"]["refused"], 5);
     assert_eq!(report["lost"], 0);

@@ -20,7 +20,10 @@ fn one_lane_and_one_database_connection() {
     let execution = assert_run_conforms(&Sync::default(), &quick_settings());
     assert!(execution.rows.iter().all(|row| row.lane.0 == 0));
     assert_eq!(execution.report.db_connections, 1);
-    assert_eq!(execution.report.conns, 1, "--conns is ignored: one request at a time");
+    assert_eq!(
+        execution.report.conns, 1,
+        "--conns is ignored: one request at a time"
+    );
     // A blocking client never has two connections open at once.
     assert_eq!(execution.report.server_peak_conns, Some(1));
 }

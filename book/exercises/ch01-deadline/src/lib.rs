@@ -88,7 +88,10 @@ mod tests {
         let item = &items(1, 1)[0];
         let stream = TcpStream::connect(server.addr()).expect("connect to the embedded server");
         let deadline = Instant::now() + Duration::from_secs(5);
-        assert_eq!(request_by(stream, item, Phases::Two, deadline), Ok(item.expected_result()));
+        assert_eq!(
+            request_by(stream, item, Phases::Two, deadline),
+            Ok(item.expected_result())
+        );
     }
 
     #[test]
@@ -99,10 +102,19 @@ mod tests {
         let item = &items(1, 1)[0];
         let stream = TcpStream::connect(server.addr()).expect("connect to the embedded server");
         let start = Instant::now();
-        let outcome = request_by(stream, item, Phases::Two, start + Duration::from_millis(150));
+        let outcome = request_by(
+            stream,
+            item,
+            Phases::Two,
+            start + Duration::from_millis(150),
+        );
         assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Timeout));
         // It gave up at the deadline, not when the reply finally came.
-        assert!(start.elapsed() < Duration::from_millis(195), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_millis(195),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]

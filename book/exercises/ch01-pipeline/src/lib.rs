@@ -112,7 +112,9 @@ mod tests {
         let outcomes = pipelined(&mut connect(&server), &list);
         for (item, outcome) in list.iter().zip(&outcomes) {
             match faults.decide(seed, item.id, Phase::Get) {
-                Some(Fault::Ko) => assert_eq!(outcome.as_ref().map_err(|f| f.kind), Err(&ErrorKind::Ko)),
+                Some(Fault::Ko) => {
+                    assert_eq!(outcome.as_ref().map_err(|f| f.kind), Err(ErrorKind::Ko))
+                }
                 _ => assert_eq!(outcome, &Ok(item.expected_result()), "item {}", item.id),
             }
         }
