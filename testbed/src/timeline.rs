@@ -73,10 +73,11 @@ pub fn render(report: &Report, rows: &[Row], command: Option<&str>) -> String {
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
-        r#"<text x="{LEFT}" y="22" font-size="15" font-weight="bold">{} — {} items, {} lanes</text>"#,
+        r#"<text x="{LEFT}" y="22" font-size="15" font-weight="bold">{} — {} items, {} lane{}</text>"#,
         escape(&report.stage),
         report.items,
-        lanes
+        lanes,
+        if lanes == 1.0 { "" } else { "s" }
     );
     legend(&mut svg, report, rows);
 
