@@ -20,7 +20,7 @@ use crate::faults::Fault;
 use crate::framing::LineError;
 use crate::protocol::{ItemId, MAX_LINE, Payload, Phase, Reply, Request, ResultHash};
 
-use super::{BUSY_REASON, Shared};
+use super::{BUSY_REASON, MAX_SERVICE_TIME, Shared};
 
 /// The reason of an injected `NAK`.
 const NAK_REASON: &str = "injected nak";
@@ -217,7 +217,10 @@ impl Session<'_> {
         let shared = self.shared;
         let config = &shared.config;
         shared.counters.request(phase);
-        let nominal = config.latency.sample(config.seed, id, phase);
+        let nominal = config
+            .latency
+            .sample(config.seed, id, phase)
+            .min(MAX_SERVICE_TIME);
         if !shared.sleep_until(received + nominal) {
             return Some(End::Gone);
         }

@@ -72,6 +72,10 @@ pub struct ServerStats {
     pub faults: BTreeMap<String, u64>,
     /// Lines answered with `400` (malformed, too long, out of sequence).
     pub bad_requests: u64,
+    /// Connection threads that panicked, counted when joined (at the
+    /// latest when the server stops). Always 0 unless the server has a bug:
+    /// it must not panic on any input.
+    pub panics: u64,
     /// How long requests really waited, against their nominal latency.
     pub service: ServiceStats,
 }
@@ -146,6 +150,9 @@ impl fmt::Display for ServerStats {
             r.body,
             self.bad_requests
         )?;
+        if self.panics > 0 {
+            writeln!(f, "panics:      {} connection threads (a bug)", self.panics)?;
+        }
         let faults: Vec<String> = self
             .faults
             .iter()
@@ -192,6 +199,7 @@ pub(super) struct Counters {
     /// Indexed like [`Fault::ALL`].
     faults: [AtomicU64; Fault::ALL.len()],
     bad_requests: AtomicU64,
+    panics: AtomicU64,
     served: AtomicU64,
     applied_us_total: AtomicU64,
     overshoot_max_us: AtomicU64,
@@ -209,6 +217,7 @@ impl Default for Counters {
             requests: Default::default(),
             faults: Default::default(),
             bad_requests: AtomicU64::new(0),
+            panics: AtomicU64::new(0),
             served: AtomicU64::new(0),
             applied_us_total: AtomicU64::new(0),
             overshoot_max_us: AtomicU64::new(0),
@@ -261,6 +270,11 @@ impl Counters {
         self.bad_requests.fetch_add(1, Relaxed);
     }
 
+    /// A connection thread panicked.
+    pub(super) fn panicked(&self) {
+        self.panics.fetch_add(1, Relaxed);
+    }
+
     /// A service time ran to its end: `applied` really elapsed for a
     /// `nominal` latency.
     pub(super) fn served(&self, nominal: Duration, applied: Duration) {
@@ -296,6 +310,7 @@ impl Counters {
             },
             faults,
             bad_requests: load(&self.bad_requests),
+            panics: load(&self.panics),
             service: self.service_snapshot(),
         }
     }
