@@ -83,8 +83,8 @@ pub fn supervise(
     mut children: VecDeque<(Child, Vec<&Item>)>,
     max_respawns: usize,
 ) -> Result<Vec<String>, StageError> {
-    let mut notes = Vec::new();
     // EXERCISE-BEGIN: pop a child, wait_for it; if it died, find its unrecorded items and spawn_worker a replacement (pushed back on the queue) or give up
+    let mut notes = Vec::new();
     let mut respawns = 0;
     while let Some((child, items)) = children.pop_front() {
         let status = wait_for(child.pid)?;
@@ -110,7 +110,7 @@ pub fn supervise(
             notes.push(format!("{death}: gave up on {} items", left.len()));
         }
     }
-    // EXERCISE-END
     Ok(notes)
+    // EXERCISE-END
 }
 // ANCHOR_END: exercise
