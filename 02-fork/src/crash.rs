@@ -17,7 +17,8 @@ use std::str::FromStr;
 use crate::worker::WorkerId;
 
 /// The forms `--crash-worker` accepts, quoted in every error about it.
-pub const CRASH_FORMS: &str = "K:N, e.g. 2:10 (worker 2 kills itself after recording 10 outcomes)";
+pub const CRASH_FORMS: &str =
+    "K:N with N at least 1, e.g. 2:10 (worker 2 kills itself after recording 10 outcomes)";
 
 /// Worker `worker` raises `SIGKILL` on itself after recording `after`
 /// outcomes. If its partition has `after` items or fewer, it finishes
@@ -53,9 +54,16 @@ impl FromStr for CrashPlan {
             spec: spec.to_owned(),
         };
         let (worker, after) = spec.split_once(':').ok_or_else(bad)?;
+        let after: usize = after.parse().map_err(|_| bad())?;
+        // The check runs after each recorded outcome, so "after 0" would
+        // never fire; a worker that dies before its first item is `K:1`
+        // with a different lesson, not worth a special case.
+        if after == 0 {
+            return Err(bad());
+        }
         Ok(CrashPlan {
             worker: WorkerId(worker.parse().map_err(|_| bad())?),
-            after: after.parse().map_err(|_| bad())?,
+            after,
         })
     }
 }
@@ -86,7 +94,7 @@ mod tests {
 
     #[test]
     fn rejects_with_the_accepted_form() {
-        for bad in ["", "2", "2:", ":3", "a:1", "1:-1", "1:2:3"] {
+        for bad in ["", "2", "2:", ":3", "a:1", "1:-1", "1:2:3", "1:0"] {
             let error = bad.parse::<CrashPlan>().expect_err(bad).to_string();
             assert!(error.contains("K:N"), "{bad}: {error}");
         }

@@ -143,6 +143,8 @@ fn crash_worker_is_for_processes_only_and_checked() {
         &["--threads", "--crash-worker", "0:1"][..],
         &["--crash-worker", "one"],
         &["--crash-worker", "1"],
+        &["--crash-worker", "1:0"],
+        &["--conns", "4", "--crash-worker", "4:1"],
     ] {
         let output = run_bin(BIN, args, DEADLINE);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
