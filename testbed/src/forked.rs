@@ -61,6 +61,23 @@ const EXIT_PANICKED: i32 = 2;
 ///
 /// Dropping it stops the child and reaps it, like [`finish`](Self::finish)
 /// without the statistics.
+///
+/// # Example
+///
+/// ```no_run
+/// use testbed::forked::ForkedServer;
+/// use testbed::server::ServerConfig;
+///
+/// fn main() -> std::io::Result<()> {
+///     // First thing in `main`, while the process has one thread.
+///     let server = ForkedServer::start(ServerConfig::default())?;
+///     println!("serving on {} (pid {})", server.addr(), server.pid());
+///     // ... run the client against `server.addr()`, with threads if it likes ...
+///     let stats = server.finish()?;
+///     println!("{stats}");
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug)]
 pub struct ForkedServer {
     pid: Pid,

@@ -197,6 +197,7 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         phases: settings.phases,
         elapsed,
         mean_service,
+        served_lines: server_stats.as_ref().map(|s| s.service.count),
         faults: server_stats
             .as_ref()
             .map(|_| (settings.faults, settings.seed)),

@@ -19,7 +19,9 @@
 //! `c / (phases × mean)` items per second. `efficiency` is the fraction of
 //! that ideal a stage reached. The mean is the service time the server
 //! really *applied* (from its statistics) when it is embedded, the nominal
-//! mean of `--latency` when it is external.
+//! mean of `--latency` when it is external. With an embedded server the
+//! number of service times per item is also the server's count (a `NAK`ed
+//! item costs one, not two), so faults do not push efficiency above 100%.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -51,6 +53,10 @@ pub struct RunFacts {
     pub elapsed: Duration,
     /// The mean service time per request line (applied, or nominal).
     pub mean_service: Duration,
+    /// Request lines the server served (embedded server only). With faults,
+    /// an item that is `NAK`ed costs one service time, not two; dividing by
+    /// this keeps the ideal honest instead of assuming `phases` per item.
+    pub served_lines: Option<u64>,
     /// The faults the server injected and its seed, when known (embedded).
     pub faults: Option<(FaultPlan, u64)>,
     /// The server's peak of concurrent connections, when known (embedded).
@@ -112,8 +118,11 @@ pub struct Report {
     pub server_peak_conns: Option<u64>,
     /// Database connections that recorded outcomes.
     pub db_connections: u64,
-    /// Request lines per item.
+    /// Request lines per item (`--phases`).
     pub phases: u32,
+    /// Service times per item the ideal assumes: `phases`, or with an
+    /// embedded server the lines it really served per item.
+    pub lines_per_item: f64,
     /// The mean service time per request line used for the ideal, ms.
     pub mean_service_ms: f64,
     /// Up to ten lost ids.
@@ -169,7 +178,11 @@ impl Report {
 
     fn empty(items: usize, facts: &RunFacts) -> Report {
         let elapsed = facts.elapsed.as_secs_f64();
-        let per_item = facts.mean_service.as_secs_f64() * f64::from(facts.phases.count());
+        let lines_per_item = match facts.served_lines {
+            Some(lines) if items > 0 && lines > 0 => lines as f64 / items as f64,
+            _ => f64::from(facts.phases.count()),
+        };
+        let per_item = facts.mean_service.as_secs_f64() * lines_per_item;
         let in_flight = facts.concurrency.min(items).max(1) as f64;
         let ideal = (per_item > 0.0).then(|| in_flight / per_item);
         let throughput = if elapsed > 0.0 {
@@ -195,6 +208,7 @@ impl Report {
             server_peak_conns: facts.server_peak_conns,
             db_connections: facts.db_connections,
             phases: facts.phases.count(),
+            lines_per_item,
             mean_service_ms: facts.mean_service.as_secs_f64() * 1e3,
             lost_ids: Vec::new(),
             wrong_rows: Vec::new(),
@@ -334,7 +348,7 @@ impl fmt::Display for Report {
                 f,
                 "   ideal {ideal:.1} = {} in flight / ({} x {:.2} ms)   efficiency {:.1}%",
                 self.conns.min(self.items).max(1),
-                self.phases,
+                trim_float(self.lines_per_item),
                 self.mean_service_ms,
                 efficiency * 100.0
             )?,
@@ -363,6 +377,15 @@ impl fmt::Display for Report {
     }
 }
 
+/// `2` rather than `2.00`, but `1.93` as it is.
+fn trim_float(x: f64) -> String {
+    if (x - x.round()).abs() < 0.005 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
 fn ellipsis(total: u64, shown: usize) -> &'static str {
     if total as usize > shown { ", ..." } else { "" }
 }
@@ -382,6 +405,7 @@ mod tests {
             phases: Phases::One,
             elapsed: Duration::from_secs(1),
             mean_service: Duration::from_millis(100),
+            served_lines: None,
             faults,
             server_peak_conns: Some(2),
             db_connections: 1,

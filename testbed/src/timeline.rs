@@ -276,6 +276,7 @@ mod tests {
             phases: crate::protocol::Phases::Two,
             elapsed: Duration::from_secs(1),
             mean_service: Duration::from_millis(5),
+            served_lines: None,
             faults: None,
             server_peak_conns: None,
             db_connections: 1,

@@ -17,6 +17,7 @@
 mod figures;
 mod includes;
 mod starters;
+mod tidy;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

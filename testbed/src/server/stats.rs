@@ -26,15 +26,27 @@ use crate::duration::format_duration;
 use crate::faults::Fault;
 use crate::protocol::Phase;
 
-/// Width of one overshoot histogram bucket. The timing test asserts a p99
-/// below 500 µs, so the resolution must be much finer than that.
-const BUCKET_US: u64 = 10;
+/// Width of the fine overshoot buckets. The timing test asserts a p99 below
+/// 500 us, so the resolution must be much finer than that.
+const FINE_US: u64 = 10;
 
-/// Buckets of [`BUCKET_US`] up to 10 ms of overshoot; anything later lands in
-/// one overflow bucket and is reported through the exact maximum. An
-/// overshoot of 10 ms means the machine is overloaded, and then the precise
-/// figure no longer matters.
-const BUCKETS: usize = 1_000;
+/// Fine buckets cover 0 to 10 ms of overshoot: the range of a server that
+/// keeps up with its load.
+const FINE_BUCKETS: u64 = 1_000;
+
+/// Width of the coarse buckets, which take over from 10 ms.
+const COARSE_US: u64 = 1_000;
+
+/// Coarse buckets cover 10 ms to 1 s: an overloaded machine (thousands of
+/// threads waking at once on two cores) still gets a meaningful p99.
+/// Beyond 1 s, one overflow bucket, reported through the exact maximum.
+const COARSE_BUCKETS: u64 = 990;
+
+/// Fine, coarse and the overflow bucket: 1,991 counters, about 16 KB.
+const BUCKETS: usize = (FINE_BUCKETS + COARSE_BUCKETS + 1) as usize;
+
+/// Where the fine buckets end and the coarse ones start, in microseconds.
+const FINE_END_US: u64 = FINE_BUCKETS * FINE_US;
 
 /// A snapshot of the server's statistics.
 ///
@@ -60,6 +72,10 @@ pub struct ServerStats {
     pub faults: BTreeMap<String, u64>,
     /// Lines answered with `400` (malformed, too long, out of sequence).
     pub bad_requests: u64,
+    /// Connection threads that panicked, counted when joined (at the
+    /// latest when the server stops). Always 0 unless the server has a bug:
+    /// it must not panic on any input.
+    pub panics: u64,
     /// How long requests really waited, against their nominal latency.
     pub service: ServiceStats,
 }
@@ -134,6 +150,9 @@ impl fmt::Display for ServerStats {
             r.body,
             self.bad_requests
         )?;
+        if self.panics > 0 {
+            writeln!(f, "panics:      {} connection threads (a bug)", self.panics)?;
+        }
         let faults: Vec<String> = self
             .faults
             .iter()
@@ -180,11 +199,11 @@ pub(super) struct Counters {
     /// Indexed like [`Fault::ALL`].
     faults: [AtomicU64; Fault::ALL.len()],
     bad_requests: AtomicU64,
+    panics: AtomicU64,
     served: AtomicU64,
     applied_us_total: AtomicU64,
     overshoot_max_us: AtomicU64,
-    /// `overshoot[i]` counts overshoots in `[i, i + 1) × BUCKET_US`; the
-    /// last bucket takes everything from `BUCKETS × BUCKET_US` up.
+    /// Overshoot counts by [`bucket_of`].
     overshoot: Box<[AtomicU64]>,
 }
 
@@ -198,10 +217,11 @@ impl Default for Counters {
             requests: Default::default(),
             faults: Default::default(),
             bad_requests: AtomicU64::new(0),
+            panics: AtomicU64::new(0),
             served: AtomicU64::new(0),
             applied_us_total: AtomicU64::new(0),
             overshoot_max_us: AtomicU64::new(0),
-            overshoot: (0..=BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            overshoot: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 }
@@ -250,13 +270,17 @@ impl Counters {
         self.bad_requests.fetch_add(1, Relaxed);
     }
 
+    /// A connection thread panicked.
+    pub(super) fn panicked(&self) {
+        self.panics.fetch_add(1, Relaxed);
+    }
+
     /// A service time ran to its end: `applied` really elapsed for a
     /// `nominal` latency.
     pub(super) fn served(&self, nominal: Duration, applied: Duration) {
         let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
         let overshoot = micros(applied.saturating_sub(nominal));
-        let bucket = usize::try_from(overshoot / BUCKET_US).map_or(BUCKETS, |b| b.min(BUCKETS));
-        self.overshoot[bucket].fetch_add(1, Relaxed);
+        self.overshoot[bucket_of(overshoot)].fetch_add(1, Relaxed);
         self.overshoot_max_us.fetch_max(overshoot, Relaxed);
         self.applied_us_total.fetch_add(micros(applied), Relaxed);
         self.served.fetch_add(1, Relaxed);
@@ -286,6 +310,7 @@ impl Counters {
             },
             faults,
             bad_requests: load(&self.bad_requests),
+            panics: load(&self.panics),
             service: self.service_snapshot(),
         }
     }
@@ -311,6 +336,30 @@ impl Counters {
     }
 }
 
+/// The histogram bucket of an overshoot of `us` microseconds.
+fn bucket_of(us: u64) -> usize {
+    let index = if us < FINE_END_US {
+        us / FINE_US
+    } else {
+        (FINE_BUCKETS + (us - FINE_END_US) / COARSE_US).min(BUCKETS as u64 - 1)
+    };
+    // At most BUCKETS - 1, which fits a usize.
+    index as usize
+}
+
+/// The upper edge of bucket `index`, in microseconds; `None` for the
+/// overflow bucket, which has none.
+fn upper_edge(index: usize) -> Option<u64> {
+    let index = index as u64;
+    if index < FINE_BUCKETS {
+        Some((index + 1) * FINE_US)
+    } else if index < FINE_BUCKETS + COARSE_BUCKETS {
+        Some(FINE_END_US + (index - FINE_BUCKETS + 1) * COARSE_US)
+    } else {
+        None
+    }
+}
+
 /// The `q` quantile of the histogram, as the upper edge of the bucket it
 /// falls in (so it never understates), but never above the true maximum.
 fn percentile(buckets: &[u64], count: u64, q: f64, max: u64) -> u64 {
@@ -323,12 +372,7 @@ fn percentile(buckets: &[u64], count: u64, q: f64, max: u64) -> u64 {
     for (i, &n) in buckets.iter().enumerate() {
         seen += n;
         if seen >= rank {
-            if i == BUCKETS {
-                // The overflow bucket has no upper edge.
-                return max;
-            }
-            let upper_edge = (i as u64 + 1) * BUCKET_US;
-            return upper_edge.min(max);
+            return upper_edge(i).map_or(max, |edge| edge.min(max));
         }
     }
     max
@@ -345,7 +389,7 @@ mod tests {
     #[test]
     fn percentiles_come_from_the_histogram() {
         let counters = Counters::default();
-        // 98 requests 5 µs late, one 1 ms late, one 50 ms late.
+        // 98 requests 5 us late, one 1 ms late, one 50 ms late.
         for _ in 0..98 {
             counters.served(us(1_000), us(1_005));
         }
@@ -353,19 +397,47 @@ mod tests {
         counters.served(us(1_000), us(51_000));
         let s = counters.snapshot().service;
         assert_eq!(s.count, 100);
-        assert_eq!(s.overshoot_p50_us, BUCKET_US);
-        assert_eq!(s.overshoot_p99_us, 1_000 + BUCKET_US);
+        assert_eq!(s.overshoot_p50_us, FINE_US);
+        assert_eq!(s.overshoot_p99_us, 1_000 + FINE_US);
         assert_eq!(s.overshoot_max_us, 50_000);
         let mean = (98.0 * 1_005.0 + 2_000.0 + 51_000.0) / 100.0;
         assert!((s.mean_applied_us - mean).abs() < 1e-9);
     }
 
     #[test]
+    fn coarse_buckets_keep_percentiles_meaningful_under_overload() {
+        let counters = Counters::default();
+        // Half 20.5 ms late, half 80.5 ms late.
+        for late in [20_500, 80_500] {
+            for _ in 0..50 {
+                counters.served(us(0), us(late));
+            }
+        }
+        let s = counters.snapshot().service;
+        assert_eq!((s.overshoot_p50_us, s.overshoot_p99_us), (21_000, 80_500));
+    }
+
+    #[test]
     fn overflow_reports_the_maximum() {
         let counters = Counters::default();
-        counters.served(us(0), us(60_000));
+        counters.served(us(0), us(2_000_000));
         let s = counters.snapshot().service;
-        assert_eq!((s.overshoot_p50_us, s.overshoot_max_us), (60_000, 60_000));
+        assert_eq!(
+            (s.overshoot_p50_us, s.overshoot_max_us),
+            (2_000_000, 2_000_000)
+        );
+    }
+
+    #[test]
+    fn buckets_tile_the_range_without_gaps() {
+        for index in 1..BUCKETS - 1 {
+            let lower = upper_edge(index - 1).expect("not the overflow bucket");
+            assert_eq!(bucket_of(lower), index, "lower edge of {index}");
+            let upper = upper_edge(index).expect("not the overflow bucket");
+            assert_eq!(bucket_of(upper - 1), index, "top of {index}");
+        }
+        assert_eq!(bucket_of(u64::MAX), BUCKETS - 1);
+        assert_eq!(upper_edge(BUCKETS - 1), None);
     }
 
     #[test]

@@ -9,4 +9,5 @@
 
 mod forked;
 mod server;
+mod slow_server;
 mod util;

@@ -204,6 +204,7 @@ fn client_garbage_never_takes_the_server_down() -> io::Result<()> {
     expect_line(&mut client, &success(7, "fine"));
     drop(client);
     wait_for("every connection to close", || server.stats().active == 0);
+    assert_eq!(server.shutdown().panics, 0);
     Ok(())
 }
 
@@ -307,6 +308,7 @@ fn faults_land_exactly_where_the_plan_says() -> io::Result<()> {
         assert!(want > 0, "the plan should produce some {fault} faults");
     }
     assert_eq!(stats.requests.total(), lines);
+    assert_eq!(server.shutdown().panics, 0);
     Ok(())
 }
 
@@ -432,7 +434,7 @@ fn stats_count_connections_requests_and_faults() -> io::Result<()> {
     );
     assert_eq!(stats.faults_of(Fault::Nak), naks);
     assert_eq!(stats.faults.values().sum::<u64>(), naks);
-    assert_eq!(stats.bad_requests, 0);
+    assert_eq!((stats.bad_requests, stats.panics), (0, 0));
     assert_eq!(stats.service.count, gets + heads + bodies);
     let mean = stats.mean_service_time().expect("requests were served");
     assert!(mean >= Duration::from_millis(1), "{mean:?}");
@@ -469,7 +471,30 @@ fn shutdown_is_prompt_closes_the_port_and_cuts_hanging_and_idle_connections() ->
 }
 
 #[test]
-fn drop_abandons_a_long_service_time_and_closes_the_port() -> io::Result<()> {
+fn an_endless_service_time_is_abandoned_promptly_at_shutdown() -> io::Result<()> {
+    // Longer than `Instant` arithmetic allows (adding it would panic): the
+    // server cuts it to MAX_SERVICE_TIME and waits without failing.
+    let server = server("9300000000000000000s")?;
+    let addr = server.addr();
+    let mut client = Client::connect(addr)?;
+    client.send("GET 1 a")?;
+    wait_for("the request to be in service", || {
+        server.stats().requests.get == 1
+    });
+    let start = Instant::now();
+    let stats = server.shutdown();
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!((stats.panics, stats.service.count), (0, 0));
+    expect_closed(&mut client);
+    Ok(())
+}
+
+#[test]
+fn drop_stops_the_server_and_closes_the_port() -> io::Result<()> {
     let server = server("30s")?;
     let addr = server.addr();
     let mut client = Client::connect(addr)?;

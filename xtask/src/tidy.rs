@@ -1,0 +1,72 @@
+//! Tidy checks that run with `cargo test --workspace`: rules of the house
+//! that a reviewer should not have to remember.
+//!
+//! - Every Rust file starts with a `//!` comment saying what it is (STYLE.md,
+//!   point 2; rust-analyzer's `TidyDocs` is the model).
+//! - No `todo!()` or `unimplemented!()` outside the exercises (and xtask,
+//!   which writes them into the starters): a stub is not done.
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if name == "target" || name.starts_with('.') || path.ends_with("book/starters") {
+                continue;
+            }
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if name.ends_with(".rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    fn files() -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        rust_files(&crate::workspace_root(), &mut files);
+        assert!(files.len() > 10, "the walk found the workspace's files");
+        files
+    }
+
+    #[test]
+    fn every_rust_file_starts_with_a_module_doc() {
+        let undocumented: Vec<String> = files()
+            .into_iter()
+            .filter(|path| {
+                let text = std::fs::read_to_string(path).unwrap_or_default();
+                !text.trim_start().starts_with("//!")
+            })
+            .map(|path| path.display().to_string())
+            .collect();
+        assert!(
+            undocumented.is_empty(),
+            "these files lack a leading //! comment:\n{}",
+            undocumented.join("\n")
+        );
+    }
+
+    #[test]
+    fn no_stubs_outside_the_exercises() {
+        let exercises = crate::workspace_root().join("book/exercises");
+        // xtask writes the starters' todo!()s, so it names the macro.
+        let xtask = crate::workspace_root().join("xtask");
+        let stub = ["todo!", "unimplemented!"].map(|m| format!("{m}("));
+        let stubbed: Vec<String> = files()
+            .into_iter()
+            .filter(|path| !path.starts_with(&exercises) && !path.starts_with(&xtask))
+            .filter(|path| {
+                let text = std::fs::read_to_string(path).unwrap_or_default();
+                stub.iter().any(|s| text.contains(s.as_str()))
+            })
+            .map(|path| path.display().to_string())
+            .collect();
+        assert!(stubbed.is_empty(), "stubs left in:\n{}", stubbed.join("\n"));
+    }
+}
