@@ -1,0 +1,47 @@
+//! `02-fork`: stage 2 as a program. Arguments, then the harness does the rest.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use fork::{CrashPlan, Fork, Workers};
+use testbed::cli::{Settings, parse_or_exit, usage_error};
+
+/// Stage 2 of async-ladder: deal the items round-robin to --conns worker
+/// processes, each with its own connection and its own database connection.
+#[derive(Debug, Parser)]
+#[command(name = "02-fork", version)]
+struct Args {
+    #[command(flatten)]
+    settings: Settings,
+
+    /// Run the workers as threads of a rayon pool instead of forked processes.
+    #[arg(long)]
+    threads: bool,
+
+    /// For teaching and testing: worker K (0 to --conns - 1) kills itself
+    /// with SIGKILL after recording N outcomes (K:N, N at least 1, e.g.
+    /// 2:10). The rest of its partition is reported as lost, and the run
+    /// exits 1. Processes only.
+    #[arg(long, value_name = "K:N", conflicts_with = "threads")]
+    crash_worker: Option<CrashPlan>,
+}
+
+fn main() -> ExitCode {
+    let args: Args = parse_or_exit();
+    if let Some(plan) = args.crash_worker
+        && plan.worker.0 as usize >= args.settings.conns
+    {
+        return usage_error(&format!(
+            "--crash-worker {plan}: there are only {} workers, numbered from 0",
+            args.settings.conns
+        ));
+    }
+    let workers = if args.threads {
+        Workers::Threads
+    } else {
+        Workers::Processes {
+            crash: args.crash_worker,
+        }
+    };
+    testbed::harness::main(&Fork { workers }, &args.settings)
+}

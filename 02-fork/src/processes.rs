@@ -1,0 +1,266 @@
+//! Worker processes: `fork()` one child per partition, `waitpid()` for
+//! every one of them, and report the ones that did not finish.
+//!
+//! This is the seed article's "più task" program, with its three system
+//! calls: `fork` makes a copy of this process that starts life returning
+//! from the same call (0 in the child, the child's pid in the parent);
+//! `_exit` ends a child without running any of the parent's clean-up; and
+//! `waitpid` lets the parent sleep until a given child has ended, and tells
+//! it *how* it ended: its exit code, or the signal that killed it.
+//!
+//! # Fork safety
+//!
+//! `fork` copies the whole memory of the process but only the thread that
+//! called it. Any lock another thread held at that instant (stdout's, the
+//! allocator's, a thread pool's queue, SQLite's) is copied *locked*, with
+//! no thread left to unlock it, and the child hangs the first time it needs
+//! it. So this module keeps to a few rules:
+//!
+//! 1. **Fork only a single-threaded process.** [`spawn_worker`] counts the
+//!    process's threads first and refuses to fork if there is more than
+//!    one. The harness helps: for a stage that forks, the embedded slow
+//!    server runs in a process of its own (`testbed::forked`), and no
+//!    progress bar is drawn.
+//! 2. **Nothing stateful crosses the fork.** No SQLite connection and no
+//!    TCP connection is open in the parent when it forks; each child opens
+//!    its own, after the fork ([`crate::worker::work`]).
+//! 3. **Children never print and never return.** A child's stdout is the
+//!    parent's; it reports only through its exit status, and ends with
+//!    `_exit`, never by returning into the parent's code (which would run
+//!    the rest of the parent's program, and its destructors, twice) or by
+//!    `exit` (which would flush stdio buffers copied from the parent).
+//! 4. **Every child is waited for**, by pid, so none is left a zombie and
+//!    none of them can be confused with the forked server, which is a child
+//!    of this process too.
+//!
+//! Not here: what a child does ([`crate::worker`]); the items a dead child
+//! left behind ([`crate::unfinished`]).
+
+use std::io;
+use std::panic::{self, AssertUnwindSafe};
+
+use nix::errno::Errno;
+use nix::sys::signal::{Signal, raise};
+use nix::sys::wait::{WaitStatus, waitpid};
+use nix::unistd::{ForkResult, Pid, fork};
+use testbed::forked::thread_count;
+use testbed::stage::{RunStats, Scenario, StageError};
+use testbed::workload::Item;
+
+use crate::crash::CrashPlan;
+use crate::partition::partition;
+use crate::unfinished::{Unfinished, notes};
+use crate::worker::{WorkerId, work};
+
+/// Exit code of a child that recorded its whole partition.
+pub const EXIT_DONE: i32 = 0;
+
+/// Exit code of a child whose results database failed: it stopped at the
+/// failing item, and the rest of its partition has no row.
+pub const EXIT_STORE_FAILED: i32 = 1;
+
+/// Exit code of a child that panicked (a bug: it never should).
+pub const EXIT_PANICKED: i32 = 2;
+
+/// A forked worker that has not been waited for yet.
+#[derive(Debug, Clone, Copy)]
+pub struct Child {
+    /// Which partition it works on.
+    pub worker: WorkerId,
+    /// Its process id.
+    pub pid: Pid,
+}
+
+/// Runs the scenario in `workers` child processes and waits for all of
+/// them. `crash` makes one of them die on purpose (see [`CrashPlan`]).
+pub fn run(
+    scenario: &Scenario,
+    workers: usize,
+    crash: Option<CrashPlan>,
+) -> Result<RunStats, StageError> {
+    // ANCHOR: run
+    let partitions = partition(scenario.items.iter(), workers);
+    let mut children = Vec::with_capacity(workers);
+    for (k, items) in partitions.iter().enumerate() {
+        let worker = WorkerId(k as u32);
+        let crash_after = CrashPlan::for_worker(crash, worker);
+        match spawn_worker(scenario, worker, items, crash_after) {
+            Ok(pid) => children.push(Child { worker, pid }),
+            Err(error) => {
+                // Never leave a child behind: wait for the ones already
+                // running (they finish their partitions), then give up.
+                for child in &children {
+                    let _ = wait_for(child.pid);
+                }
+                return Err(error.into());
+            }
+        }
+    }
+    let mut exits = Vec::with_capacity(workers);
+    let mut unfinished = Vec::new();
+    for child in &children {
+        let status = wait_for(child.pid)?;
+        if status != WaitStatus::Exited(child.pid, EXIT_DONE) {
+            unfinished.push(Unfinished {
+                worker: child.worker,
+                why: format!("(pid {}) {}", child.pid, describe(status)),
+            });
+        }
+        exits.push(describe(status));
+    }
+    // ANCHOR_END: run
+    let mut stats = RunStats {
+        concurrency: workers,
+        notes: notes(scenario, &partitions, &unfinished)?,
+        ..RunStats::default()
+    };
+    stats.extra.insert("workers".into(), "processes".into());
+    stats.extra.insert("exit_status".into(), exits.into());
+    Ok(stats)
+}
+
+// ANCHOR: spawn
+/// Forks a child that runs [`work`] over `items` as `worker`, then exits
+/// (see the module docs for its exit codes); returns the child's pid.
+///
+/// `crash_after`: the child kills itself with `SIGKILL` after recording
+/// that many outcomes (`--crash-worker`).
+///
+/// Refuses to fork, with an error, if this process has more than one
+/// thread (fork safety rule 1).
+pub fn spawn_worker(
+    scenario: &Scenario,
+    worker: WorkerId,
+    items: &[&Item],
+    crash_after: Option<usize>,
+) -> io::Result<Pid> {
+    let threads = thread_count()?;
+    if threads != 1 {
+        return Err(io::Error::other(format!(
+            "refusing to fork a process with {threads} threads: a lock another thread \
+             holds at fork time stays locked forever in the child"
+        )));
+    }
+    // SAFETY: in a multi-threaded process the child of `fork` may only call
+    // async-signal-safe functions until it execs, because locks held by the
+    // threads that were not copied stay held. We checked just above that
+    // this process has one thread, and nothing between the check and this
+    // call starts one, so the child owns every lock there is and may
+    // allocate, open sockets and SQLite connections. It never returns from
+    // this function (`child_main` ends in `_exit`), so it never runs the
+    // parent's code or destructors.
+    match unsafe { fork() }? {
+        ForkResult::Child => child_main(scenario, worker, items, crash_after),
+        ForkResult::Parent { child } => Ok(child),
+    }
+}
+// ANCHOR_END: spawn
+
+/// The child's whole life: work, then `_exit` with a code that says how it
+/// went. Never returns, never prints.
+fn child_main(
+    scenario: &Scenario,
+    worker: WorkerId,
+    items: &[&Item],
+    crash_after: Option<usize>,
+) -> ! {
+    // A panic message would go to the parent's stderr; the exit code says
+    // it instead.
+    panic::set_hook(Box::new(|_| {}));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        work(scenario, worker, items, |recorded| {
+            if Some(recorded) == crash_after {
+                // Like `kill -9` from outside: no unwinding, no clean-up,
+                // the connections closed by the kernel. If raising fails
+                // the child just goes on, and the test that expects a death
+                // will say so.
+                let _ = raise(Signal::SIGKILL);
+            }
+        })
+    }));
+    let code = match outcome {
+        Ok(Ok(())) => EXIT_DONE,
+        Ok(Err(_)) => EXIT_STORE_FAILED,
+        Err(_) => EXIT_PANICKED,
+    };
+    // SAFETY: `_exit` has no preconditions; it is `unsafe` only because
+    // every foreign function is. It is `_exit`, not `exit` or a return from
+    // `main`, on purpose: no `atexit` handlers, no destructors of the
+    // parent's objects (the temporary database directory, the forked
+    // server's handle), no flushing of stdio buffers copied from the parent.
+    unsafe { libc::_exit(code) }
+}
+
+/// Waits until the child `pid` has ended, and says how.
+pub fn wait_for(pid: Pid) -> io::Result<WaitStatus> {
+    loop {
+        match waitpid(pid, None) {
+            Ok(status @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => return Ok(status),
+            // Stopped or continued by job control, or a signal handler ran:
+            // the child is still alive, keep waiting.
+            Ok(_) | Err(Errno::EINTR) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
+}
+
+/// A child's end in words: `exited 0`, `exited 1 (its results database
+/// failed)`, `killed by SIGKILL`.
+pub fn describe(status: WaitStatus) -> String {
+    match status {
+        WaitStatus::Exited(_, code) => {
+            let meaning = match code {
+                EXIT_DONE => "",
+                EXIT_STORE_FAILED => " (its results database failed)",
+                EXIT_PANICKED => " (it panicked)",
+                _ => " (an exit code this stage never uses)",
+            };
+            format!("exited {code}{meaning}")
+        }
+        WaitStatus::Signaled(_, signal, _) => format!("killed by {signal}"),
+        other => format!("{other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_exits_and_signals() {
+        let pid = Pid::from_raw(42);
+        assert_eq!(describe(WaitStatus::Exited(pid, 0)), "exited 0");
+        assert!(describe(WaitStatus::Exited(pid, 1)).contains("database"));
+        assert_eq!(
+            describe(WaitStatus::Signaled(pid, Signal::SIGKILL, false)),
+            "killed by SIGKILL"
+        );
+    }
+
+    #[test]
+    fn refuses_to_fork_a_threaded_process() {
+        use std::sync::mpsc;
+        use std::time::Instant;
+        use testbed::store::DbTarget;
+
+        // A second thread, alive during the call, whatever thread libtest
+        // runs this test on: exactly the case that must not fork.
+        let (release, parked) = mpsc::channel::<()>();
+        let other = std::thread::spawn(move || parked.recv());
+        let scenario = Scenario {
+            items: Vec::new(),
+            conns: 1,
+            phases: testbed::protocol::Phases::One,
+            server: ([127, 0, 0, 1], 1).into(),
+            read_timeout: None,
+            db: DbTarget::memory(),
+            epoch: Instant::now(),
+            progress: testbed::progress::Progress::hidden(),
+        };
+        let refused = spawn_worker(&scenario, WorkerId(0), &[], None);
+        drop(release);
+        let _ = other.join();
+        let error = refused.expect_err("a process with two threads must not fork");
+        assert!(error.to_string().contains("threads"), "{error}");
+    }
+}

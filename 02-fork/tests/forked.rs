@@ -1,0 +1,112 @@
+//! The process variant inside this test's own process, without libtest.
+//!
+//! `harness = false` (see Cargo.toml): libtest runs every test on a thread
+//! of its own, and a process with threads must not fork (the harness's
+//! `ForkedServer` and this stage's `spawn_worker` both refuse). Here `main`
+//! is the only thread from start to end. The deadline is `alarm(2)`, not a
+//! watchdog thread: a thread would make every later fork unsafe, while a
+//! pending alarm is not inherited by the children and, unhandled, ends this
+//! process with `SIGALRM` if a run ever hangs.
+//!
+//! The binary's own tests (`tests/it/binary.rs`) are the main ones; this
+//! file adds what needs the verified report in-process: the conformance
+//! battery and the rows of a run with a dead child.
+
+use std::process::ExitCode;
+
+use fork::{CrashPlan, Fork, WorkerId, Workers};
+use nix::unistd::alarm;
+use testbed::conformance::{assert_conforms, assert_run_conforms, quick_settings};
+use testbed::forked::thread_count;
+use testbed::harness::execute;
+use testbed::store::Lane;
+
+/// Everything here together takes about a second; a hang fails the test.
+const DEADLINE_SECS: u32 = 120;
+
+fn main() -> ExitCode {
+    assert_eq!(
+        thread_count().ok(),
+        Some(1),
+        "main must start single-threaded"
+    );
+    alarm::set(DEADLINE_SECS);
+
+    let tests: [(&str, fn()); 3] = [
+        ("processes_conform", processes_conform),
+        (
+            "one_lane_and_one_db_connection_per_worker",
+            one_lane_and_one_db_connection_per_worker,
+        ),
+        (
+            "a_dead_child_leaves_its_items_lost_and_named",
+            a_dead_child_leaves_its_items_lost_and_named,
+        ),
+    ];
+    for (name, test) in tests {
+        test();
+        // A run must leave the process as it found it, or the next one
+        // could not fork.
+        assert_eq!(thread_count().ok(), Some(1), "{name} left threads behind");
+        println!("test {name} ... ok");
+    }
+    alarm::cancel();
+    ExitCode::SUCCESS
+}
+
+fn processes_conform() {
+    assert_conforms(&Fork::processes());
+}
+
+fn one_lane_and_one_db_connection_per_worker() {
+    let settings = quick_settings();
+    let execution = assert_run_conforms(&Fork::processes(), &settings);
+    let report = &execution.report;
+    assert_eq!(report.db_connections, settings.conns as u64);
+    assert_eq!(report.conns, settings.conns as u64);
+    assert_eq!(report.server_peak_conns, Some(settings.conns as u64));
+    // Round-robin: item i ran in worker i % N, through a database connection
+    // that recorded nothing else.
+    for row in &execution.rows {
+        assert_eq!(row.lane, Lane((row.id.0 % settings.conns as u64) as u32));
+    }
+    let exits = &report.stage_stats["exit_status"];
+    assert_eq!(exits.as_array().map(Vec::len), Some(settings.conns));
+    assert!(
+        exits
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|e| e == "exited 0"),
+        "{exits}"
+    );
+}
+
+fn a_dead_child_leaves_its_items_lost_and_named() {
+    // 60 items over 4 workers: worker 2 has items 2, 6, ..., 58 (15 of
+    // them) and dies after recording 4.
+    let settings = quick_settings();
+    let stage = Fork {
+        workers: Workers::Processes {
+            crash: Some(CrashPlan {
+                worker: WorkerId(2),
+                after: 4,
+            }),
+        },
+    };
+    let execution = execute(&stage, &settings).expect("the run finishes");
+    let report = &execution.report;
+    assert_eq!((report.lost, report.wrong), (11, 0), "{report}");
+    assert!(!report.is_sound());
+    let unfinished: Vec<u64> = (0..60).filter(|id| id % 4 == 2).skip(4).collect();
+    assert_eq!(report.lost_ids, unfinished[..10], "{report}");
+    assert_eq!(report.notes.len(), 1, "{report}");
+    let note = &report.notes[0];
+    assert!(note.starts_with("worker 2 (pid "), "{note}");
+    assert!(
+        note.ends_with("killed by SIGKILL: 11 of its 15 items have no row"),
+        "{note}"
+    );
+    // The others finished: every item of theirs has its row.
+    assert_eq!(report.ok, 60 - 11);
+}

@@ -1,0 +1,173 @@
+//! `02-fork` as a user runs it. The process variant is tested here, through
+//! its binary: the test harness's threads must never fork.
+
+use std::time::Duration;
+
+use testbed::testing::{json_report, run_bin};
+
+const BIN: &str = env!("CARGO_BIN_EXE_02-fork");
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// Runs the binary with `--json` and returns its exit code and report.
+#[track_caller]
+fn run_json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let output = run_bin(BIN, &args, DEADLINE);
+    (output.status.code(), json_report(&output))
+}
+
+#[test]
+fn processes_and_threads_both_pay_one_db_connection_per_worker() {
+    for variant in [&[][..], &["--threads"]] {
+        let mut args = vec!["--items", "200", "--conns", "8", "--latency", "2ms"];
+        args.extend_from_slice(variant);
+        let (code, report) = run_json(&args);
+        assert_eq!(code, Some(0), "{variant:?}: {report}");
+        assert_eq!(report["stage"], "fork");
+        assert_eq!(
+            (report["ok"].as_u64(), report["lost"].as_u64()),
+            (Some(200), Some(0))
+        );
+        assert_eq!(report["wrong"], 0);
+        assert_eq!(report["db_connections"], 8, "{variant:?}");
+        assert_eq!(report["conns"], 8);
+        assert_eq!(report["server_peak_conns"], 8);
+    }
+}
+
+#[test]
+fn fifty_consecutive_runs_never_hang() {
+    // A fork-safety bug (a lock copied while held) shows as a hang, and
+    // only sometimes: run it many times, each with a deadline.
+    for run in 0..50 {
+        let (code, report) = run_json(&["--items", "40", "--conns", "4", "--latency", "1ms"]);
+        assert_eq!(code, Some(0), "run {run}: {report}");
+        assert_eq!(report["ok"], 40, "run {run}: {report}");
+    }
+}
+
+#[test]
+fn every_item_is_recorded_once_whatever_the_worker_count() {
+    // The seed's off-by-one (workers 1..=N over partitions 0..N) would lose
+    // all of partition 0 here, whatever N is.
+    for conns in 1..=6 {
+        let conns = conns.to_string();
+        let (code, report) = run_json(&["--items", "13", "--conns", &conns, "--latency", "1ms"]);
+        assert_eq!(code, Some(0), "--conns {conns}: {report}");
+        assert_eq!(
+            (report["ok"].as_u64(), report["lost"].as_u64()),
+            (Some(13), Some(0))
+        );
+        assert_eq!(report["db_connections"], report["conns"], "--conns {conns}");
+    }
+}
+
+#[test]
+fn a_killed_child_loses_its_unfinished_items_loudly() {
+    // 60 items over 4 workers: worker 1 holds items 1, 5, 9, ..., 57 and
+    // kills itself after recording 3 of them (1, 5 and 9).
+    let (code, report) = run_json(&[
+        "--items",
+        "60",
+        "--conns",
+        "4",
+        "--latency",
+        "1ms",
+        "--crash-worker",
+        "1:3",
+    ]);
+    assert_eq!(code, Some(1), "a run that lost items exits 1: {report}");
+    assert_eq!(report["lost"], 12, "{report}");
+    assert_eq!(report["ok"], 48, "the other workers finished: {report}");
+    let lost: Vec<u64> = (13..60).step_by(4).take(10).collect();
+    assert_eq!(report["lost_ids"], serde_json::json!(lost));
+    let note = report["notes"][0].as_str().unwrap_or_default();
+    assert!(note.starts_with("worker 1 (pid "), "{note}");
+    assert!(
+        note.ends_with("killed by SIGKILL: 12 of its 15 items have no row"),
+        "{note}"
+    );
+    let exits = &report["stage_stats"]["exit_status"];
+    assert_eq!(exits[1], "killed by SIGKILL", "{exits}");
+    assert_eq!(exits[0], "exited 0", "{exits}");
+}
+
+#[test]
+fn the_default_database_is_a_temporary_file_removed_at_the_end() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let tmpdir = format!("TMPDIR={}", tmp.path().display());
+    let output = run_bin(
+        "env",
+        &[
+            &tmpdir,
+            BIN,
+            "--items",
+            "20",
+            "--conns",
+            "2",
+            "--latency",
+            "1ms",
+            "--json",
+        ],
+        DEADLINE,
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(json_report(&output)["db_connections"], 2);
+    let left: Vec<_> = std::fs::read_dir(tmp.path()).expect("readable").collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn db_keeps_the_results_in_a_file() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("results.db");
+    let path_arg = path.to_string_lossy().into_owned();
+    let (code, report) = run_json(&[
+        "--items",
+        "20",
+        "--conns",
+        "3",
+        "--latency",
+        "1ms",
+        "--db",
+        &path_arg,
+    ]);
+    assert_eq!(code, Some(0), "{report}");
+    assert!(path.is_file());
+}
+
+#[test]
+fn crash_worker_is_for_processes_only_and_checked() {
+    for args in [
+        &["--threads", "--crash-worker", "0:1"][..],
+        &["--crash-worker", "one"],
+        &["--crash-worker", "1"],
+        &["--crash-worker", "1:0"],
+        &["--conns", "4", "--crash-worker", "4:1"],
+    ] {
+        let output = run_bin(BIN, args, DEADLINE);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+    let output = run_bin(BIN, &["--crash-worker", "x"], DEADLINE);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("K:N"));
+}
+
+#[test]
+fn help_says_what_crash_worker_does() {
+    let output = run_bin(BIN, &["--help"], DEADLINE);
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout);
+    for words in [
+        "--threads",
+        "--crash-worker",
+        "SIGKILL",
+        "lost",
+        "teaching and testing",
+    ] {
+        assert!(help.contains(words), "--help lacks {words:?}:\n{help}");
+    }
+}

@@ -1,0 +1,175 @@
+//! Chapter 2, exercise 1: contiguous chunks against round-robin.
+//!
+//! 02-fork deals the list out like cards ([`fork::partition`]). The other
+//! obvious way to split a list among N workers is to cut it into N
+//! contiguous chunks: the first tenth to worker 0, the next to worker 1...
+//! Both give partitions whose sizes differ by at most one. Are they
+//! equally good?
+//!
+//! A run lasts as long as its slowest worker, so the figure that matters is
+//! the **makespan**: the largest total service time of any partition. We
+//! measure it here without running anything and without a clock: the slow
+//! server's service times are a pure function of `(seed, id, phase)`
+//! ([`LatencyModel::sample`]), so the cost of every partition can be added
+//! up exactly. Single-phase requests (`GET`) keep the arithmetic plain.
+//!
+//! [`imbalance`] is the makespan divided by the perfect share (the total
+//! divided by N): 1.0 means every worker ends at the same moment; 2.0 means
+//! the run takes twice as long as it would with a perfect split.
+
+use std::time::Duration;
+
+use testbed::latency::LatencyModel;
+use testbed::protocol::Phase;
+use testbed::workload::Item;
+
+// ANCHOR: chunks
+/// Cuts `items` into `n` contiguous chunks, in order, whose sizes differ by
+/// at most one (the first `len % n` chunks get one item more). There are
+/// always `n` chunks; with fewer than `n` items some are empty.
+///
+/// # Panics
+///
+/// If `n` is zero.
+pub fn chunks<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
+    assert!(n > 0, "cannot cut a list into zero chunks");
+    // EXERCISE-BEGIN: give the first len % n chunks len / n + 1 items and the others len / n, in list order
+    let (base, extra) = (items.len() / n, items.len() % n);
+    let mut rest = items.into_iter();
+    (0..n)
+        .map(|k| {
+            let size = base + usize::from(k < extra);
+            rest.by_ref().take(size).collect()
+        })
+        .collect()
+    // EXERCISE-END
+}
+// ANCHOR_END: chunks
+
+/// The service time of one single-phase item, as the server will apply it.
+pub fn service_time(item: &Item, model: &LatencyModel, seed: u64) -> Duration {
+    model.sample(seed, item.id, Phase::Get)
+}
+
+// ANCHOR: makespan
+/// How long the slowest partition keeps its worker busy: the largest sum
+/// of [`service_time`] over a partition. Zero for no partitions.
+pub fn makespan(partitions: &[Vec<&Item>], model: &LatencyModel, seed: u64) -> Duration {
+    // EXERCISE-BEGIN: sum each partition's service times and return the largest sum
+    partitions
+        .iter()
+        .map(|part| {
+            part.iter()
+                .map(|item| service_time(item, model, seed))
+                .sum::<Duration>()
+        })
+        .max()
+        .unwrap_or_default()
+    // EXERCISE-END
+}
+// ANCHOR_END: makespan
+
+/// The makespan over the perfect share: 1.0 is a perfect split.
+pub fn imbalance(partitions: &[Vec<&Item>], model: &LatencyModel, seed: u64) -> f64 {
+    let total: Duration = partitions
+        .iter()
+        .flatten()
+        .map(|item| service_time(item, model, seed))
+        .sum();
+    let share = total.as_secs_f64() / partitions.len().max(1) as f64;
+    if share == 0.0 {
+        return 1.0;
+    }
+    makespan(partitions, model, seed).as_secs_f64() / share
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testbed::workload::items;
+
+    const WORKERS: usize = 8;
+    const SEED: u64 = 1;
+
+    fn bimodal() -> LatencyModel {
+        "bimodal:0.1:100ms:5ms"
+            .parse()
+            .expect("a valid latency spec")
+    }
+
+    #[test]
+    fn chunks_are_contiguous_and_even() {
+        for len in 0..40 {
+            for n in 1..10 {
+                let list: Vec<usize> = (0..len).collect();
+                let parts = chunks(list.clone(), n);
+                assert_eq!(parts.len(), n);
+                // In order and contiguous: gluing them back gives the list.
+                assert_eq!(parts.concat(), list, "len {len}, n {n}");
+                let sizes: Vec<usize> = parts.iter().map(Vec::len).collect();
+                let (min, max) = (sizes.iter().min(), sizes.iter().max());
+                assert!(max.zip(min).is_some_and(|(a, b)| a - b <= 1), "{sizes:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn makespan_is_the_busiest_partition() {
+        let list = items(7, SEED);
+        let fixed = LatencyModel::Fixed(Duration::from_millis(10));
+        let parts = fork::partition(list.iter(), 3); // sizes 3, 2, 2
+        assert_eq!(makespan(&parts, &fixed, SEED), Duration::from_millis(30));
+        assert_eq!(makespan(&[], &fixed, SEED), Duration::ZERO);
+        // 70 ms of work, 30 ms for the busiest of 3: 30 / (70 / 3).
+        let expected = 30.0 / (70.0 / 3.0);
+        assert!((imbalance(&parts, &fixed, SEED) - expected).abs() < 1e-9);
+    }
+
+    // ANCHOR: sorted
+    #[test]
+    fn a_list_sorted_by_cost_ruins_chunks_but_not_round_robin() {
+        // A list in an order that follows cost, as lists fetched with
+        // `ORDER BY size` do: here, cheapest first.
+        let model = bimodal();
+        let mut list = items(800, SEED);
+        list.sort_by_key(|item| service_time(item, &model, SEED));
+
+        let dealt = fork::partition(list.iter(), WORKERS);
+        let cut = chunks(list.iter().collect(), WORKERS);
+        let (dealt, cut) = (
+            imbalance(&dealt, &model, SEED),
+            imbalance(&cut, &model, SEED),
+        );
+        // The last chunk holds every slow item: the run takes several
+        // times as long as it should. Dealt, the slow items are spread.
+        assert!(dealt < 1.1, "round-robin: {dealt:.2}");
+        assert!(cut > 3.0, "chunks: {cut:.2}");
+    }
+    // ANCHOR_END: sorted
+
+    #[test]
+    fn in_random_order_neither_split_wins() {
+        // The slow server's costs are independent of the position in the
+        // list, so a chunk is as random a sample as a dealt hand: averaged
+        // over seeds, the two splits are just as uneven.
+        let model = bimodal();
+        let seeds = 1..=20u64;
+        let mean = |split: &dyn Fn(&[Item]) -> Vec<Vec<&Item>>| {
+            let total: f64 = seeds
+                .clone()
+                .map(|seed| {
+                    let list = items(800, seed);
+                    imbalance(&split(&list), &model, seed)
+                })
+                .sum();
+            total / 20.0
+        };
+        let dealt = mean(&|list| fork::partition(list.iter(), WORKERS));
+        let cut = mean(&|list| chunks(list.iter().collect(), WORKERS));
+        assert!((dealt - cut).abs() < 0.05, "dealt {dealt:.3}, cut {cut:.3}");
+        assert!(
+            dealt > 1.0 && cut > 1.0,
+            "random costs are never perfectly even"
+        );
+    }
+}

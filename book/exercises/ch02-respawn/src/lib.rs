@@ -1,0 +1,116 @@
+//! Chapter 2, exercise 2: respawn a dead child for the items it left.
+//!
+//! 02-fork reports a dead child's unfinished items as lost, and the run
+//! fails. That is honest, but a supervisor can do better: it knows which
+//! partition the dead child had, and the database knows which of those
+//! items have a row. Fork a fresh worker for the rest, and nothing is lost.
+//! (This is what AnyEvent::Task does when a worker dies: its client forks
+//! a new one. Erlang calls the idea a supervisor.)
+//!
+//! [`Respawning`] is 02-fork's process variant with one change: instead of
+//! only waiting for its children, it *supervises* them ([`supervise`]).
+//! It reuses the stage's pieces: `fork::processes::spawn_worker` forks a
+//! worker, `fork::processes::wait_for` waits for one, and
+//! `fork::unfinished::unrecorded` asks the database which items still have
+//! no row (through a connection it closes again, so nothing SQLite crosses
+//! the next fork).
+//!
+//! The children are waited for in the order they were started, so a child
+//! that dies early is noticed only when the ones before it have ended.
+//! That is simple and correct, and it delays the replacement; waiting for
+//! whichever child ends first (`waitpid` on a process group) is the better
+//! supervisor, left for later.
+
+use std::collections::VecDeque;
+
+use fork::processes::{Child, EXIT_DONE, describe, spawn_worker, wait_for};
+use fork::unfinished::unrecorded;
+use fork::{CrashPlan, WorkerId, partition};
+use nix::sys::wait::WaitStatus;
+use testbed::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::workload::Item;
+
+/// 02-fork's worker processes, plus a supervisor that replaces dead ones.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Respawning {
+    /// Make one of the *first* children die (replacements never crash).
+    pub crash: Option<CrashPlan>,
+    /// How many replacements may be forked in all before giving up.
+    pub max_respawns: usize,
+}
+
+impl Stage for Respawning {
+    fn name(&self) -> String {
+        "fork-respawn".into()
+    }
+
+    fn needs_db_file(&self) -> bool {
+        true
+    }
+
+    fn forks(&self) -> bool {
+        true
+    }
+
+    fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
+        let workers = scenario.conns.min(scenario.items.len());
+        let partitions = partition(scenario.items.iter(), workers.max(1));
+        let mut children = VecDeque::new();
+        for (k, items) in partitions.into_iter().enumerate() {
+            let worker = WorkerId(k as u32);
+            let crash_after = CrashPlan::for_worker(self.crash, worker);
+            let pid = spawn_worker(scenario, worker, &items, crash_after)?;
+            children.push_back((Child { worker, pid }, items));
+        }
+        Ok(RunStats {
+            concurrency: workers,
+            notes: supervise(scenario, children, self.max_respawns)?,
+            ..RunStats::default()
+        })
+    }
+}
+
+// ANCHOR: exercise
+/// Waits for every child in `children`, in order. When one ends other than
+/// with `exit 0`, finds the items of its partition that have no row and,
+/// while fewer than `max_respawns` replacements have been forked, forks a
+/// replacement for them (same worker number, no crash), which is then
+/// waited for like the others. Returns one note per death: `worker 1
+/// (pid 4242) killed by SIGKILL: respawned for 12 items`, or `...: gave
+/// up on 12 items` once the respawns are used up.
+pub fn supervise(
+    scenario: &Scenario,
+    mut children: VecDeque<(Child, Vec<&Item>)>,
+    max_respawns: usize,
+) -> Result<Vec<String>, StageError> {
+    // EXERCISE-BEGIN: pop a child, wait_for it; if it died, find its unrecorded items and spawn_worker a replacement (pushed back on the queue) or give up
+    let mut notes = Vec::new();
+    let mut respawns = 0;
+    while let Some((child, items)) = children.pop_front() {
+        let status = wait_for(child.pid)?;
+        if status == WaitStatus::Exited(child.pid, EXIT_DONE) {
+            continue;
+        }
+        let left = unrecorded(scenario, &items)?;
+        let death = format!("{} (pid {}) {}", child.worker, child.pid, describe(status));
+        if left.is_empty() {
+            notes.push(format!("{death}: nothing left to do"));
+        } else if respawns < max_respawns {
+            respawns += 1;
+            let pid = spawn_worker(scenario, child.worker, &left, None)?;
+            notes.push(format!("{death}: respawned for {} items", left.len()));
+            children.push_back((
+                Child {
+                    worker: child.worker,
+                    pid,
+                },
+                left,
+            ));
+        } else {
+            notes.push(format!("{death}: gave up on {} items", left.len()));
+        }
+    }
+    Ok(notes)
+    // EXERCISE-END
+}
+// ANCHOR_END: exercise

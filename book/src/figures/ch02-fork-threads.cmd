@@ -1,0 +1,1 @@
+02-fork --items 200 --conns 8 --latency 5ms --threads
