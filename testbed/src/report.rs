@@ -173,23 +173,31 @@ impl Report {
             report.expected_errors = Some(expected_errors);
         }
         report.latency_ms = percentiles(rows);
+        report.rates(&facts);
         report
     }
 
-    fn empty(items: usize, facts: &RunFacts) -> Report {
-        let elapsed = facts.elapsed.as_secs_f64();
-        let lines_per_item = match facts.served_lines {
-            Some(lines) if items > 0 && lines > 0 => lines as f64 / items as f64,
-            _ => f64::from(facts.phases.count()),
-        };
-        let per_item = facts.mean_service.as_secs_f64() * lines_per_item;
-        let in_flight = facts.concurrency.min(items).max(1) as f64;
+    /// Throughput, the Little's-law ideal and efficiency, counting only the
+    /// items that have an outcome: a lost item was neither done nor, often,
+    /// even sent, so it must not count as work (nor as cheap work).
+    fn rates(&mut self, facts: &RunFacts) {
+        let done = self.items - self.lost;
+        if let Some(lines) = facts.served_lines.filter(|&l| l > 0 && done > 0) {
+            self.lines_per_item = lines as f64 / done as f64;
+        }
+        let per_item = facts.mean_service.as_secs_f64() * self.lines_per_item;
+        let in_flight = (facts.concurrency as u64).min(done).max(1) as f64;
         let ideal = (per_item > 0.0).then(|| in_flight / per_item);
-        let throughput = if elapsed > 0.0 {
-            items as f64 / elapsed
+        self.throughput = if self.elapsed_s > 0.0 {
+            done as f64 / self.elapsed_s
         } else {
             0.0
         };
+        self.ideal_throughput = ideal;
+        self.efficiency = ideal.map(|ideal| self.throughput / ideal);
+    }
+
+    fn empty(items: usize, facts: &RunFacts) -> Report {
         Report {
             stage: facts.stage.clone(),
             items: items as u64,
@@ -199,16 +207,16 @@ impl Report {
             wrong: 0,
             errors: BTreeMap::new(),
             expected_errors: None,
-            elapsed_s: elapsed,
-            throughput,
-            ideal_throughput: ideal,
-            efficiency: ideal.map(|ideal| throughput / ideal),
+            elapsed_s: facts.elapsed.as_secs_f64(),
+            throughput: 0.0,
+            ideal_throughput: None,
+            efficiency: None,
             latency_ms: LatencyMs::default(),
             conns: facts.concurrency as u64,
             server_peak_conns: facts.server_peak_conns,
             db_connections: facts.db_connections,
             phases: facts.phases.count(),
-            lines_per_item,
+            lines_per_item: f64::from(facts.phases.count()),
             mean_service_ms: facts.mean_service.as_secs_f64() * 1e3,
             lost_ids: Vec::new(),
             wrong_rows: Vec::new(),
@@ -443,9 +451,11 @@ mod tests {
         assert_eq!(report.lost_ids, [3]);
         assert_eq!(report.errors.get("timeout"), Some(&1));
         assert!(!report.is_sound());
-        // Little's law: 2 in flight / 0.1 s = 20 items/s; we did 5.
+        // Little's law: 2 in flight / 0.1 s = 20 items/s; 4 items have an
+        // outcome (the lost one does not count as done) in 1 s.
         assert_eq!(report.ideal_throughput, Some(20.0));
-        assert_eq!(report.efficiency, Some(0.25));
+        assert_eq!(report.throughput, 4.0);
+        assert_eq!(report.efficiency, Some(0.2));
         assert_eq!(report.latency_ms.max, 5.0);
     }
 
