@@ -23,6 +23,12 @@
 //! at the end of this file runs the same request as an `async fn` and
 //! counts its suspensions.
 //!
+//! [`Machine::resume`] is two steps: wait for the reply (`conn.recv()`),
+//! then [`Machine::handle`] it. Keeping them apart lets a caller that
+//! already has the reply (because something else did the waiting) drive the
+//! machine, and lets another machine wrap this one (chapter 3's `ch03-retry`
+//! exercise).
+//!
 //! Not here: where the machine waits for its reply (the wrapper, blocking in
 //! `dispose`). Stage 4 keeps this shape and changes only that.
 
@@ -30,7 +36,7 @@ use std::io::{Read, Write};
 
 use testbed::conn::Conn;
 use testbed::outcome::Failure;
-use testbed::protocol::{Phases, Request};
+use testbed::protocol::{Phases, Reply, Request};
 use testbed::workload::Item;
 
 use crate::continuation::{Continuation, PhaseResult, Step, ack, answer};
@@ -74,13 +80,21 @@ impl Machine {
     /// Blocks for the reply this state waits for, handles it, and returns
     /// the next state or the result: "call the closure", as a `match`.
     pub fn resume<S: Read + Write>(self, conn: &mut Conn<S>) -> PhaseResult<Machine> {
+        let reply = conn.recv()?; // blocks here
+        self.handle(reply, conn)
+    }
+
+    /// Handles `reply`, which has arrived for this state: sends what comes
+    /// next on `conn`, if anything, and returns the next state or the result.
+    /// Never waits: whoever read the reply did the waiting.
+    pub fn handle<S: Read + Write>(self, reply: Reply, conn: &mut Conn<S>) -> PhaseResult<Machine> {
         match self {
             Machine::AwaitingAck { item } => {
-                ack(conn.recv()?)?;
+                ack(reply)?;
                 conn.send(&Request::Body(item.id, item.payload))?;
                 Ok(Step::Next(Machine::AwaitingResult))
             }
-            Machine::AwaitingResult => Ok(Step::Done(answer(conn.recv()?)?)),
+            Machine::AwaitingResult => Ok(Step::Done(answer(reply)?)),
         }
     }
 }
@@ -160,7 +174,6 @@ mod tests {
 
         use super::*;
         use testbed::outcome::Outcome;
-        use testbed::protocol::Reply;
 
         // ANCHOR: async_fn
         /// The two-phase request as straight-line code: no closures, no
