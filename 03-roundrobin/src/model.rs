@@ -194,10 +194,10 @@ impl Fleet for VirtualFleet {
         } else {
             pending.due.max(self.clock)
         };
-        if let Some(other) = self.earliest_other(w) {
-            if other < returns_at {
-                self.stalled += returns_at - other.max(self.clock);
-            }
+        if let Some(other) = self.earliest_other(w)
+            && other < returns_at
+        {
+            self.stalled += returns_at - other.max(self.clock);
         }
         self.clock = returns_at;
 
