@@ -1,10 +1,15 @@
-//! Helpers for the stages' tests: run a stage binary with a deadline.
+//! Helpers for the stages' tests: run a stage binary with a deadline, and
+//! talk to a scripted peer instead of a server.
 //!
 //! A test that starts a process must not hang the suite if the process
 //! hangs, so [`run_bin`] kills it at the deadline and says so. (Polling
 //! `try_wait` is not a sleep-then-assert: the sleep only paces the poll.)
+//!
+//! [`Script`] is a stream whose replies are written in advance, so a test
+//! can drive request code (`Conn<Script>`) through every reply, right or
+//! wrong, without a socket or a clock.
 
-use std::io::Read;
+use std::io::{self, Read, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -76,5 +81,46 @@ pub fn json_report(output: &Output) -> serde_json::Value {
             "--json did not print a JSON object:\n{stdout}\nstderr:\n{}",
             String::from_utf8_lossy(&output.stderr)
         ),
+    }
+}
+
+/// A fake peer for request code: reads come from a script written in
+/// advance, writes are recorded. An empty script reads as a closed
+/// connection (end of stream), which is what a server that drops the
+/// connection looks like.
+#[derive(Debug, Default)]
+pub struct Script {
+    replies: io::Cursor<Vec<u8>>,
+    sent: Vec<u8>,
+}
+
+impl Script {
+    /// A peer that will answer with these bytes, in order.
+    pub fn new(replies: impl Into<Vec<u8>>) -> Script {
+        Script {
+            replies: io::Cursor::new(replies.into()),
+            sent: Vec::new(),
+        }
+    }
+
+    /// Everything written to the peer so far, as text.
+    pub fn sent(&self) -> String {
+        String::from_utf8_lossy(&self.sent).into_owned()
+    }
+}
+
+impl Read for Script {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.replies.read(buf)
+    }
+}
+
+impl Write for Script {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.sent.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

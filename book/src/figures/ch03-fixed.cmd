@@ -1,0 +1,1 @@
+03-roundrobin --items 400 --conns 20 --latency 5ms

@@ -1,0 +1,116 @@
+//! Chapter 3, exercise 2: visit the wrapper whose reply is due first.
+//!
+//! Round-robin blocks on the next wrapper *in turn*, even when another
+//! wrapper's reply arrived long ago. Suppose the loop knew when every reply
+//! will arrive (in virtual time it does: `VirtualFleet::due`). Then it could
+//! always dispose of the wrapper whose reply is due first, and start an item
+//! the moment a wrapper is free. It would never wait for one reply while
+//! another sits unread, so its head-of-line stall (`VirtualFleet::stalled`)
+//! would be zero.
+//!
+//! A real client cannot know when a reply will come; but it can ask the
+//! kernel which connections already *have* one, which amounts to the same
+//! thing. That is `select(2)`, and stage 4.
+//!
+//! The tests run your loop and stage 3's round-robin loop on the same
+//! virtual fleet, with even and with uneven latencies.
+#![allow(unused)]
+
+use roundrobin::{Fleet, LoopError, VirtualFleet, WrapperId};
+use testbed::workload::Item;
+
+// ANCHOR: exercise
+/// The working wrapper whose reply is due first; `None` if none is working.
+pub fn soonest(fleet: &VirtualFleet) -> Option<WrapperId> {
+    // TODO: among the wrappers with a reply pending (fleet.due(w) is Some), the one due first
+    todo!("among the wrappers with a reply pending (fleet.due(w) is Some), the one due first")
+}
+
+/// Hands out every item and finishes them all, never waiting on a reply
+/// while another one is due sooner: start each item on an idle wrapper; when
+/// none is idle, dispose of the soonest reply and look again; at the end,
+/// dispose of the soonest reply until no wrapper is working.
+pub fn soonest_first(fleet: &mut VirtualFleet, items: &[Item]) -> Result<(), LoopError> {
+    // TODO: for each item, dispose of the soonest wrapper until one is idle, and start the item there; then drain, soonest first
+    todo!("for each item, dispose of the soonest wrapper until one is idle, and start the item there; then drain, soonest first")
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roundrobin::{Dispatch, Drain, Model};
+    use std::collections::BTreeSet;
+    use std::time::Duration;
+    use testbed::faults::FaultPlan;
+    use testbed::protocol::Phases;
+    use testbed::workload::items;
+
+    /// The chapter's workload: 400 items on 20 wrappers, two phases.
+    fn model(latency: &str) -> Model {
+        Model {
+            latency: latency.parse().expect("a valid latency spec"),
+            faults: FaultPlan::none(),
+            seed: 1,
+            phases: Phases::Two,
+            read_timeout: None,
+        }
+    }
+
+    /// (elapsed, stalled) for round-robin and for soonest-first.
+    fn both(latency: &str) -> ((Duration, Duration), (Duration, Duration)) {
+        let model = model(latency);
+        let work = items(400, 1);
+        let round_robin = model
+            .predict(20, &work, Dispatch::MultiPhase, Drain::RoundRobin)
+            .expect("round-robin runs");
+        let mut fleet = VirtualFleet::new(model, 20);
+        soonest_first(&mut fleet, &work).expect("soonest-first runs");
+        assert_eq!(fleet.rows().len(), 400, "every item finished");
+        let ids: BTreeSet<u64> = fleet.rows().iter().map(|row| row.id.0).collect();
+        assert_eq!(ids.len(), 400, "and each one once");
+        (
+            (round_robin.clock(), round_robin.stalled()),
+            (fleet.clock(), fleet.stalled()),
+        )
+    }
+
+    #[test]
+    fn soonest_is_the_earliest_due() {
+        let mut fleet = VirtualFleet::new(model("bimodal:0.5:50ms:2ms"), 4);
+        assert_eq!(soonest(&fleet), None, "nobody is working");
+        for (w, item) in items(3, 1).iter().enumerate() {
+            fleet
+                .start(WrapperId(w), item)
+                .expect("idle wrappers accept");
+        }
+        let due = |w: usize| fleet.due(WrapperId(w)).expect("working");
+        let pick = soonest(&fleet).expect("three are working");
+        assert!((0..3).all(|w| due(pick.0) <= due(w)), "{fleet:?}");
+    }
+
+    #[test]
+    fn soonest_first_never_stalls() {
+        for latency in ["5ms", "bimodal:0.1:50ms:2ms", "exp:5ms"] {
+            let (_, (_, stalled)) = both(latency);
+            assert_eq!(stalled, Duration::ZERO, "{latency}");
+        }
+    }
+
+    #[test]
+    fn with_even_latency_round_robin_was_already_as_good() {
+        let ((rr, rr_stalled), (soonest, _)) = both("5ms");
+        assert_eq!(rr_stalled, Duration::ZERO);
+        assert_eq!(soonest, rr);
+    }
+
+    #[test]
+    fn with_uneven_latency_it_is_much_faster() {
+        let ((rr, rr_stalled), (soonest, _)) = both("bimodal:0.1:50ms:2ms");
+        assert!(rr_stalled > Duration::ZERO);
+        assert!(
+            soonest.as_secs_f64() < 0.5 * rr.as_secs_f64(),
+            "soonest-first {soonest:?} vs round-robin {rr:?}"
+        );
+    }
+}
