@@ -140,35 +140,11 @@ pub fn unexpected(reply: Reply) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io;
+    use testbed::testing::Script;
     use testbed::workload::items;
 
-    /// A stream whose replies are scripted and whose requests are recorded.
-    struct Script {
-        replies: io::Cursor<Vec<u8>>,
-        sent: Vec<u8>,
-    }
-
-    impl Read for Script {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            self.replies.read(buf)
-        }
-    }
-
-    impl Write for Script {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.sent.write(buf)
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
     fn scripted(replies: &str) -> Conn<Script> {
-        Conn::new(Script {
-            replies: io::Cursor::new(replies.as_bytes().to_vec()),
-            sent: Vec::new(),
-        })
+        Conn::new(Script::new(replies))
     }
 
     #[test]
@@ -179,8 +155,10 @@ mod tests {
             request(&mut conn, item, Phases::Two),
             Ok(item.expected_result())
         );
-        let sent = String::from_utf8_lossy(&conn.get_ref().sent).into_owned();
-        assert_eq!(sent, format!("HEAD 0\nBODY 0 {}\n", item.payload));
+        assert_eq!(
+            conn.get_ref().sent(),
+            format!("HEAD 0\nBODY 0 {}\n", item.payload)
+        );
     }
 
     #[test]
@@ -192,7 +170,7 @@ mod tests {
             (failure.kind, failure.detail.as_str()),
             (ErrorKind::Nak, "not now")
         );
-        assert_eq!(conn.get_ref().sent, b"HEAD 0\n");
+        assert_eq!(conn.get_ref().sent(), "HEAD 0\n");
     }
 
     #[test]

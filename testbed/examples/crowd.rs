@@ -24,6 +24,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use testbed::cli::parse_or_exit;
 
 use testbed::conn::Conn;
 use testbed::duration::format_duration;
@@ -58,15 +59,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = match Args::try_parse() {
-        Ok(args) => args,
-        Err(e) if e.use_stderr() => {
-            let message = e.to_string();
-            eprintln!("{}", message.lines().next().unwrap_or("bad arguments"));
-            return ExitCode::from(2);
-        }
-        Err(e) => e.exit(),
-    };
+    let args: Args = parse_or_exit();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

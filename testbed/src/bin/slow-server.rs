@@ -22,15 +22,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use nix::sys::signal::{SigSet, Signal};
+use testbed::cli::parse_or_exit;
 
 use testbed::faults::FaultPlan;
 use testbed::latency::LatencyModel;
 use testbed::limits::raise_fd_limit;
 use testbed::server::{ServerConfig, SlowServer};
-
-/// Exit status for a bad command line (the convention clap and the stage
-/// binaries follow).
-const EXIT_USAGE: u8 = 2;
 
 /// The simulated slow server of async-ladder (protocol SLOW/1).
 #[derive(Debug, Parser)]
@@ -55,18 +52,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = match Args::try_parse() {
-        Ok(args) => args,
-        Err(e) if e.use_stderr() => {
-            // clap's message says which flag and why, and the flag's parser
-            // names the accepted forms; the rest is a usage hint we skip.
-            let message = e.to_string();
-            eprintln!("{}", message.lines().next().unwrap_or("bad arguments"));
-            return ExitCode::from(EXIT_USAGE);
-        }
-        // --help and --version.
-        Err(e) => e.exit(),
-    };
+    let args: Args = parse_or_exit();
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
