@@ -119,7 +119,9 @@ impl<T> TimerHeap<T> {
 
     /// The earliest deadline, if any.
     pub fn peek_deadline(&self) -> Option<Instant> {
-        self.heap.first().map(|&slot| self.slots[slot as usize].deadline)
+        self.heap
+            .first()
+            .map(|&slot| self.slots[slot as usize].deadline)
     }
 
     /// Removes and returns the earliest timer if its deadline is at or

@@ -167,7 +167,9 @@ impl Scheduler {
         timeout: Option<Duration>,
     ) -> io::Result<()> {
         let Some(fiber) = self.current() else {
-            return Err(io::Error::other("io_wait outside a fiber would block the thread"));
+            return Err(io::Error::other(
+                "io_wait outside a fiber would block the thread",
+            ));
         };
         {
             let mut state = self.inner.state.borrow_mut();

@@ -88,7 +88,10 @@ impl<K: Hash + Eq + Clone> Drop for KeyGuard<'_, K> {
         // forget it. (A waiter that was just handed the permit keeps the
         // count at zero, so its lock stays.)
         let mut locks = self.locks.locks.borrow_mut();
-        if locks.get(&self.key).is_some_and(|lock| lock.available() == 1) {
+        if locks
+            .get(&self.key)
+            .is_some_and(|lock| lock.available() == 1)
+        {
             locks.remove(&self.key);
         }
     }

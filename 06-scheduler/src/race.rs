@@ -121,8 +121,8 @@ pub fn story(server: SocketAddr, locking: Locking) -> io::Result<i64> {
         let (account, locks) = (account.clone(), locks.clone());
         let fiber_sched = sched.clone();
         let authorise = move || {
-            let stream = FiberTcpStream::connect(&fiber_sched, server)
-                .map_err(|e| Failure::from_io(&e))?;
+            let stream =
+                FiberTcpStream::connect(&fiber_sched, server).map_err(|e| Failure::from_io(&e))?;
             let item = workload::item(ItemId(n as u64), 1);
             sync::request(&mut Conn::new(stream), &item, Phases::Two)
         };

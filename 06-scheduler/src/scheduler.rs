@@ -15,9 +15,10 @@
 //! left. One turn of the loop:
 //!
 //! 1. take the unblocks sent from other threads ([`crate::Remote`]);
-//! 2. run every fiber that is ready *now* (fibers made ready during this
-//!    step wait for the next turn, so a fiber that keeps yielding cannot
-//!    starve the others of I/O);
+//! 2. run the ready fibers, in order, until none is ready (a fiber woken
+//!    or spawned by another runs in the same turn), but for no more than
+//!    `TURN_BUDGET` switches, so fibers that keep waking each other cannot
+//!    starve the sockets;
 //! 3. work out how long it may sleep: not at all if a fiber is ready,
 //!    until the earliest timer if there is one, else until an event;
 //! 4. sleep in `poll` (the reactor, [`crate::io`]), and make the fibers
@@ -76,6 +77,14 @@ use crate::stacks::{DEFAULT_STACK_SIZE, StackPool};
 /// Sockets get tokens from 0 up (their index in the source table), so the
 /// largest value can never collide with one.
 pub(crate) const WAKER_TOKEN: Token = Token(usize::MAX);
+
+/// How many fibers one turn of the loop may resume before it polls again.
+/// Fibers made ready during a turn (unblocked, spawned, yielding) run in
+/// the same turn, which saves a trip through `poll` each, but fibers that
+/// keep waking each other must not keep the loop from the sockets forever.
+/// Large enough that a burst of replies on hundreds of connections is
+/// served in one turn; small enough that a turn stays in the milliseconds.
+const TURN_BUDGET: usize = 1024;
 
 /// How many readiness events one `poll` can return. More ready sockets than
 /// this are not lost: the next `poll` returns the rest.
@@ -447,7 +456,9 @@ impl Scheduler {
     }
 
     /// Goes to the back of the ready queue, letting every other ready fiber
-    /// (and the reactor) run first (the seed's `yield`).
+    /// run first (the seed's `yield`). The loop polls for I/O at least
+    /// every `TURN_BUDGET` switches, so a fiber that computes for a long
+    /// time and yields now and then does not starve the sockets.
     ///
     /// # Panics
     ///
@@ -576,13 +587,14 @@ impl Scheduler {
         }
     }
 
-    /// Runs the fibers ready at the start of this turn, in queue order.
+    /// Runs ready fibers in queue order until none is left, or for at most
+    /// [`TURN_BUDGET`] switches.
     fn run_ready_fibers(&self) {
-        let turn = self.inner.state.borrow().ready.len();
-        for _ in 0..turn {
+        for _ in 0..TURN_BUDGET {
             let next = self.inner.state.borrow_mut().ready.pop_front();
-            if let Some(id) = next {
-                self.resume(id);
+            match next {
+                Some(id) => self.resume(id),
+                None => break,
             }
         }
     }
@@ -713,7 +725,10 @@ impl Inner {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-        let fiber = self.current.get().expect("a fiber body runs as the current fiber");
+        let fiber = self
+            .current
+            .get()
+            .expect("a fiber body runs as the current fiber");
         self.state.borrow_mut().panics.push(FiberPanic {
             fiber,
             message: message.clone(),

@@ -32,6 +32,10 @@ use crate::scheduler::Scheduler;
 pub struct FiberTcpStream {
     io: Registered<mio::net::TcpStream>,
     read_timeout: Option<Duration>,
+    /// The last read returned less than it asked for: the socket was
+    /// emptied, so the next read waits first instead of trying a read that
+    /// would only say `WouldBlock`.
+    drained: bool,
 }
 
 impl FiberTcpStream {
@@ -65,6 +69,7 @@ impl FiberTcpStream {
         Ok(FiberTcpStream {
             io,
             read_timeout: None,
+            drained: false,
         })
     }
     // ANCHOR_END: connect
@@ -85,13 +90,23 @@ impl FiberTcpStream {
 impl Read for FiberTcpStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
+            if self.drained {
+                // Nothing to read until the next edge: let the other fibers
+                // run until data comes (or the read timeout passes).
+                self.io.wait(Interest::Readable, self.read_timeout)?;
+                self.drained = false;
+            }
             match self.io.get_mut().read(buf) {
-                // Nothing yet: let the other fibers run until data comes.
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.io.wait(Interest::Readable, self.read_timeout)?;
+                Ok(n) => {
+                    // A short read took everything there was (tokio makes
+                    // the same inference on epoll): skip the next `read`,
+                    // which would only say `WouldBlock`.
+                    self.drained = 0 < n && n < buf.len();
+                    return Ok(n);
                 }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained = true,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                result => return result,
+                Err(e) => return Err(e),
             }
         }
     }

@@ -11,7 +11,15 @@ const DEADLINE: Duration = Duration::from_secs(60);
 fn json_is_one_object_with_the_contract_keys_and_stage_stats() {
     let output = run_bin(
         BIN,
-        &["--items", "40", "--conns", "8", "--latency", "1ms", "--json"],
+        &[
+            "--items",
+            "40",
+            "--conns",
+            "8",
+            "--latency",
+            "1ms",
+            "--json",
+        ],
         DEADLINE,
     );
     assert!(output.status.success(), "{output:?}");

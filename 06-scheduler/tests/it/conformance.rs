@@ -22,6 +22,9 @@ fn lanes_are_connection_slots_and_one_database_connection_records() {
     // Connections are reused across item fibers: at most one per slot.
     assert!(execution.report.server_peak_conns <= Some(5));
     let stats = &execution.report.stage_stats;
-    assert_eq!(stats["fibers_spawned"], 61, "one per item, plus the spawner");
+    assert_eq!(
+        stats["fibers_spawned"], 61,
+        "one per item, plus the spawner"
+    );
     assert_eq!(stats["peak_fibers"], 6);
 }

@@ -38,7 +38,14 @@ fn timers_fire_in_deadline_order_then_in_the_order_they_were_set() {
     let sched = Scheduler::new().expect("a scheduler");
     let woke = Rc::new(RefCell::new(Vec::new()));
     // Spawned in a scrambled order; two pairs share a deadline.
-    for (name, ms) in [("d", 8), ("a", 2), ("c", 6), ("b1", 4), ("b2", 4), ("e", 10)] {
+    for (name, ms) in [
+        ("d", 8),
+        ("a", 2),
+        ("c", 6),
+        ("b1", 4),
+        ("b2", 4),
+        ("e", 10),
+    ] {
         let (sched2, woke) = (sched.clone(), woke.clone());
         sched
             .spawn(move || {
