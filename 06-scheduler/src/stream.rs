@@ -20,6 +20,7 @@
 //!
 //! Not here: the waiting itself (`io.rs`), the request (01-sync).
 
+use std::cell::Cell;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -35,7 +36,7 @@ pub struct FiberTcpStream {
     /// The last read returned less than it asked for: the socket was
     /// emptied, so the next read waits first instead of trying a read that
     /// would only say `WouldBlock`.
-    drained: bool,
+    drained: Cell<bool>,
 }
 
 impl FiberTcpStream {
@@ -69,7 +70,7 @@ impl FiberTcpStream {
         Ok(FiberTcpStream {
             io,
             read_timeout: None,
-            drained: false,
+            drained: Cell::new(false),
         })
     }
     // ANCHOR_END: connect
@@ -87,24 +88,24 @@ impl FiberTcpStream {
 }
 
 // ANCHOR: read
-impl Read for FiberTcpStream {
+impl Read for &FiberTcpStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            if self.drained {
+            if self.drained.get() {
                 // Nothing to read until the next edge: let the other fibers
                 // run until data comes (or the read timeout passes).
                 self.io.wait(Interest::Readable, self.read_timeout)?;
-                self.drained = false;
+                self.drained.set(false);
             }
-            match self.io.get_mut().read(buf) {
+            match self.io.get_ref().read(buf) {
                 Ok(n) => {
                     // A short read took everything there was (tokio makes
                     // the same inference on epoll): skip the next `read`,
                     // which would only say `WouldBlock`.
-                    self.drained = 0 < n && n < buf.len();
+                    self.drained.set(0 < n && n < buf.len());
                     return Ok(n);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained = true,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained.set(true),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -112,10 +113,10 @@ impl Read for FiberTcpStream {
     }
 }
 
-impl Write for FiberTcpStream {
+impl Write for &FiberTcpStream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         loop {
-            match self.io.get_mut().write(buf) {
+            match self.io.get_ref().write(buf) {
                 // The send buffer is full: wait until the peer reads.
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     self.io.wait(Interest::Writable, None)?;
@@ -132,3 +133,22 @@ impl Write for FiberTcpStream {
     }
 }
 // ANCHOR_END: read
+
+// `Conn` owns its stream, so it needs the owned forms; they are the shared
+// ones. (Like `std::net::TcpStream`, a shared `&FiberTcpStream` reads and
+// writes too, so one fiber can read while another writes.)
+impl Read for FiberTcpStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        (&*self).read(buf)
+    }
+}
+
+impl Write for FiberTcpStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&*self).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self).flush()
+    }
+}
