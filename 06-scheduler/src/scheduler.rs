@@ -684,6 +684,16 @@ impl Scheduler {
         self.inner.tearing_down.set(true);
         let fibers: Vec<Fiber> = {
             let mut state = self.inner.state.borrow_mut();
+            // End every wait first, so that no ticket wakes anything: a
+            // lock released by an unwinding fiber must go back to its
+            // count, not be handed to another fiber that is going too.
+            for fiber in state.slots.iter_mut().filter_map(|s| s.fiber.as_mut()) {
+                fiber.wait = None;
+                fiber.wait_no += 1;
+            }
+            state.ready.clear();
+            state.timers = TimerHeap::new();
+            state.io_waiters = 0;
             state
                 .slots
                 .iter_mut()
@@ -695,12 +705,19 @@ impl Scheduler {
         // may call back into the scheduler, so no borrow is held.
         drop(fibers);
         let mut state = self.inner.state.borrow_mut();
-        state.slots.clear();
-        state.free_slots.clear();
-        state.live = 0;
+        // Retire the slots with a new generation, so that no old id or
+        // ticket can name the fibers that will reuse them.
+        for index in 0..state.slots.len() {
+            let slot = &state.slots[index];
+            if slot.fiber.is_some() {
+                let id = FiberId {
+                    index: index as u32,
+                    generation: slot.generation,
+                };
+                state.remove(id);
+            }
+        }
         state.ready.clear();
-        state.timers = TimerHeap::new();
-        state.io_waiters = 0;
         drop(state);
         self.inner.tearing_down.set(false);
     }

@@ -20,10 +20,12 @@
 //! # How big
 //!
 //! [`DEFAULT_STACK_SIZE`] is 64 KiB. A fiber of this stage runs 01-sync's
-//! request function: a 4 KiB read buffer in the framer, some formatting,
-//! a few frames of std. Memory is only *reserved* by `mmap`; the kernel
-//! backs a page with RAM when it is first touched, so a fiber that uses
-//! 12 KiB of its 64 costs 12 KiB. A fiber that needs more than its stack
+//! request function (a 4 KiB read buffer in the framer, some formatting,
+//! a few frames of std) and records the outcome in SQLite: the stage runs
+//! with 16 KiB stacks in debug and release builds (`--stack-kib 16`), so 64
+//! leaves four times what it needs. Memory is only *reserved* by `mmap`;
+//! the kernel backs a page with RAM when it is first touched, so a fiber
+//! that uses 12 KiB of its 64 costs 12 KiB. A fiber that needs more than its stack
 //! hits the guard page and the whole process dies with SIGSEGV, with no
 //! message: there is no way to turn a stack overflow into a panic here.
 //! When in doubt, give fibers more stack (`--stack-kib`); it costs address
@@ -36,10 +38,12 @@ use std::io;
 
 use corosensei::stack::DefaultStack;
 
-/// The stack of a fiber unless told otherwise: 64 KiB, measured to be
-/// plenty for this stage's request (see the module docs) and small enough
-/// for 10,000 fibers to reserve only 640 MiB of address space.
+// ANCHOR: stack_size
+/// The stack of a fiber unless told otherwise: 64 KiB, four times what this
+/// stage's fibers were measured to need (see the module docs), and small
+/// enough for 10,000 fibers to reserve only 640 MiB of address space.
 pub const DEFAULT_STACK_SIZE: usize = 64 * 1024;
+// ANCHOR_END: stack_size
 
 /// A free list of fiber stacks of one size.
 pub struct StackPool {
@@ -69,6 +73,7 @@ impl StackPool {
         }
     }
 
+    // ANCHOR: pool
     /// A stack: a reused one if any is free, else a new one.
     ///
     /// # Errors
@@ -91,6 +96,7 @@ impl StackPool {
     pub fn put(&mut self, stack: DefaultStack) {
         self.free.push(stack);
     }
+    // ANCHOR_END: pool
 
     /// The size of each stack, in bytes.
     pub fn stack_size(&self) -> usize {

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 use std::time::Duration;
 
-use scheduler::{Mutex, Notification, RunError, Scheduler};
+use scheduler::{KeyedLocks, Mutex, Notification, RunError, Scheduler};
 
 #[test]
 fn two_fibers_locking_two_mutexes_in_opposite_orders() {
@@ -33,6 +33,31 @@ fn two_fibers_locking_two_mutexes_in_opposite_orders() {
         }
         other => panic!("expected a deadlock, got {other:?}"),
     }
+}
+
+#[test]
+fn two_fibers_locking_two_keys_in_opposite_orders() {
+    let sched = Scheduler::new().expect("a scheduler");
+    let locks = Rc::new(KeyedLocks::new(&sched));
+    for (first, second) in [("kolya", "wife"), ("wife", "kolya")] {
+        let (sched2, locks) = (sched.clone(), locks.clone());
+        sched
+            .spawn(move || {
+                let _one = locks.lock(first);
+                sched2.yield_now();
+                let _two = locks.lock(second);
+            })
+            .expect("spawn");
+    }
+    match sched.run() {
+        Err(RunError::Deadlock(deadlock)) => assert_eq!(
+            deadlock.to_string(),
+            "deadlock: 2 fibers blocked with nothing left to wake them (2 on a keyed lock)"
+        ),
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+    // Unwinding the stuck fibers dropped their guards: no key is left.
+    assert!(locks.is_empty());
 }
 
 #[test]

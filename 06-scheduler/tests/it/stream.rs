@@ -91,3 +91,39 @@ fn io_wait_outside_a_fiber_is_an_error() {
         .expect_err("not in a fiber");
     assert_eq!(error.kind(), std::io::ErrorKind::Other);
 }
+
+#[test]
+fn a_second_reader_on_one_socket_is_refused_not_forgotten() {
+    let server = server(Duration::from_millis(1));
+    let sched = Scheduler::new().expect("a scheduler");
+    let socket = mio::net::TcpStream::connect(server.addr()).expect("connect");
+    let registered = Rc::new(sched.register(socket).expect("register"));
+    let waits: Vec<_> = (0..2)
+        .map(|_| {
+            let registered = registered.clone();
+            sched
+                .spawn(move || {
+                    // Nothing will arrive: the first waits out its timeout.
+                    registered
+                        .wait(
+                            scheduler::Interest::Readable,
+                            Some(Duration::from_millis(20)),
+                        )
+                        .map_err(|e| e.kind())
+                })
+                .expect("spawn")
+        })
+        .collect();
+    run(&sched);
+    let results: Vec<_> = waits
+        .into_iter()
+        .map(|w| w.try_join().expect("finished").expect("no panic"))
+        .collect();
+    assert_eq!(
+        results,
+        [
+            Err(std::io::ErrorKind::TimedOut),
+            Err(std::io::ErrorKind::Other)
+        ]
+    );
+}
