@@ -76,12 +76,6 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
-    fn run(sched: &Scheduler) {
-        if let Err(error) = sched.run() {
-            panic!("the scheduler could not finish: {error}");
-        }
-    }
-
     #[test]
     fn values_arrive_in_order() {
         let sched = Scheduler::new().expect("a scheduler");
@@ -102,7 +96,7 @@ mod tests {
                 channel.close();
             })
             .expect("spawn");
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2, 3, 4])));
     }
 
@@ -122,7 +116,7 @@ mod tests {
                 channel.send("late");
             })
             .expect("spawn");
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         assert_eq!(receiver.try_join(), Some(Ok(Some("late"))));
     }
 
@@ -152,7 +146,7 @@ mod tests {
                 channel.close();
             })
             .expect("spawn");
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         let counts: Vec<usize> = receivers
             .into_iter()
             .map(|r| r.try_join().expect("finished").expect("no panic"))
@@ -166,7 +160,7 @@ mod tests {
         let channel: Rc<Channel<u8>> = Rc::new(Channel::new(&sched));
         channel.close();
         let receiver = sched.spawn(move || channel.recv()).expect("spawn");
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         assert_eq!(receiver.try_join(), Some(Ok(None)));
     }
 }

@@ -142,12 +142,6 @@ mod tests {
         FiberListener::bind(sched, any).expect("bind")
     }
 
-    fn run(sched: &Scheduler) {
-        if let Err(error) = sched.run() {
-            panic!("the scheduler could not finish: {error}");
-        }
-    }
-
     #[test]
     fn every_client_gets_its_own_bytes_back() {
         let sched = Scheduler::new().expect("a scheduler");
@@ -169,7 +163,7 @@ mod tests {
                     .expect("spawn")
             })
             .collect();
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         for (n, client) in clients.into_iter().enumerate() {
             let back = client.try_join().expect("finished").expect("no panic");
             assert_eq!(
@@ -207,7 +201,7 @@ mod tests {
                 Ok(back)
             })
             .expect("spawn");
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         let back = client.try_join().expect("finished").expect("no panic");
         let expected: Vec<u8> = (0..2_000_000u32).map(|n| (n % 251) as u8).collect();
         assert!(back.expect("the client succeeds") == expected);
@@ -235,7 +229,7 @@ mod tests {
                 })
                 .expect("spawn");
         }
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         // The slow client connected first; the quick one was still served
         // first.
         assert_eq!(*log.borrow(), ["quick", "slow"]);

@@ -77,12 +77,6 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
-    fn run(sched: &Scheduler) {
-        if let Err(error) = sched.run() {
-            panic!("the scheduler could not finish: {error}");
-        }
-    }
-
     #[test]
     fn waiters_get_the_lock_in_the_order_they_asked() {
         let sched = Scheduler::new().expect("a scheduler");
@@ -100,7 +94,7 @@ mod tests {
                 })
                 .expect("spawn");
         }
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         // The article's `pop()` would give [0, 4, 3, 2, 1].
         assert_eq!(*order.borrow(), [0, 1, 2, 3, 4]);
     }
@@ -130,7 +124,7 @@ mod tests {
                 })
                 .expect("spawn")
         };
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         assert_eq!(holder.try_join(), Some(Ok(true)));
         assert!(waiter.is_finished());
         assert!(!lock.is_locked(), "free once nobody waits");
@@ -147,7 +141,7 @@ mod tests {
                 lock2.unlock();
             })
             .expect("spawn");
-        run(&sched);
+        sched.run().expect("the scheduler finishes");
         assert!(!lock.is_locked());
     }
 }
