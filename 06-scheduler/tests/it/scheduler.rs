@@ -34,17 +34,19 @@ fn spawned_fibers_run_in_order_and_yield_round_robin() {
 }
 
 #[test]
-fn timers_fire_in_deadline_order_then_in_the_order_they_were_set() {
+fn timers_fire_in_deadline_order() {
     let sched = Scheduler::new().expect("a scheduler");
     let woke = Rc::new(RefCell::new(Vec::new()));
-    // Spawned in a scrambled order; two pairs share a deadline.
+    // Spawned in a scrambled order; b1 and b2 sleep equally long. The
+    // steps are 10 ms apart so that a loaded machine, which may pause
+    // between two fibers' `sleep` calls, cannot swap two deadlines.
     for (name, ms) in [
-        ("d", 8),
-        ("a", 2),
-        ("c", 6),
-        ("b1", 4),
-        ("b2", 4),
-        ("e", 10),
+        ("d", 40),
+        ("a", 10),
+        ("c", 30),
+        ("b1", 20),
+        ("b2", 20),
+        ("e", 50),
     ] {
         let (sched2, woke) = (sched.clone(), woke.clone());
         sched

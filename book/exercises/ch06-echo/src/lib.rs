@@ -217,7 +217,7 @@ mod tests {
         sched
             .spawn(move || serve(&sched2, &listener, 2))
             .expect("spawn");
-        for (name, pause) in [("slow", 30), ("quick", 0)] {
+        for (name, pause) in [("slow", 100), ("quick", 0)] {
             let (sched2, log) = (sched.clone(), log.clone());
             sched
                 .spawn(move || -> io::Result<()> {
