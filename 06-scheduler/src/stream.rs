@@ -18,6 +18,13 @@
 //! one an item failed with `timeout`. Like stage 5's, it bounds each wait,
 //! not the whole request.
 //!
+//! # Shared
+//!
+//! Like `std::net::TcpStream`, a shared `&FiberTcpStream` reads and writes
+//! too, so one fiber can read while another writes (the reactor keeps one
+//! waiting fiber per direction). Two fibers reading at once get an error
+//! from `io_wait` rather than a lost wake-up.
+//!
 //! Not here: the waiting itself (`io.rs`), the request (01-sync).
 
 use std::cell::Cell;
