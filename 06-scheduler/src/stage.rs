@@ -1,0 +1,214 @@
+//! Stage 6 as a [`Stage`]: one fiber per item, at most `--conns` at once,
+//! each running 01-sync's request, unchanged, over a [`FiberTcpStream`].
+//!
+//! The shape is the Ruby article's: a [`TaskLimiter`] of `--conns` fibers,
+//! and a loop that spawns one fiber per item through it, suspending when
+//! the limit is reached. The loop itself runs in a fiber, because waiting
+//! at the limit is a fiber's wait.
+//!
+//! Connections outlive fibers: a fiber takes a connection *slot* when it
+//! starts and puts it back when it ends, so 20,000 items through 100 fibers
+//! use 100 connections, not 20,000. A slot is also the item's lane on the
+//! timeline. The limiter admits at most `--conns` fibers and there are
+//! `--conns` slots, so a starting fiber always finds one.
+//!
+//! Not here: the scheduler (`scheduler.rs`); the request (01-sync).
+
+use std::cell::RefCell;
+use std::io;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use testbed::conn::Conn;
+use testbed::outcome::{Failure, Outcome};
+use testbed::protocol::Phases;
+use testbed::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::store::{Lane, Store, StoreError};
+use testbed::workload::Item;
+
+use crate::limiter::TaskLimiter;
+use crate::scheduler::{Scheduler, Summary};
+use crate::stacks::DEFAULT_STACK_SIZE;
+use crate::stream::FiberTcpStream;
+
+/// How many fiber panics the report lists by name (the count is always
+/// there): a bug that panics every fiber should not print 20,000 lines.
+const PANICS_LISTED: usize = 5;
+
+/// The fiber stage.
+#[derive(Debug, Clone, Copy)]
+pub struct Fibers {
+    /// Each fiber's stack, in bytes (`--stack-kib`).
+    pub stack_size: usize,
+}
+
+impl Default for Fibers {
+    fn default() -> Self {
+        Fibers {
+            stack_size: DEFAULT_STACK_SIZE,
+        }
+    }
+}
+
+impl Stage for Fibers {
+    fn name(&self) -> String {
+        "scheduler".into()
+    }
+
+    fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
+        let sched = Scheduler::with_stack_size(self.stack_size)?;
+        let conns = scenario.conns.min(scenario.items.len()).max(1);
+        let shared = Rc::new(Shared {
+            sched: sched.clone(),
+            server: scenario.server,
+            phases: scenario.phases,
+            read_timeout: scenario.read_timeout,
+            store: RefCell::new(scenario.open_store()?),
+            store_error: RefCell::new(None),
+            // Popped from the end: lane 0 goes first.
+            slots: RefCell::new((0..conns as u32).rev().map(ConnSlot::new).collect()),
+        });
+
+        // ANCHOR: stage_run
+        let limiter = TaskLimiter::new(&sched, conns);
+        let items = scenario.items.clone();
+        let spawner = {
+            let shared = shared.clone();
+            sched.spawn(move || -> io::Result<()> {
+                for item in items {
+                    let shared = shared.clone();
+                    // Waits here while `conns` fibers are running.
+                    limiter.spawn(move || shared.process(&item))?;
+                }
+                Ok(())
+            })?
+        };
+        let summary = sched.run().map_err(io::Error::other)?;
+        // ANCHOR_END: stage_run
+
+        match spawner.try_join() {
+            Some(Ok(Ok(()))) => {}
+            Some(Ok(Err(e))) => return Err(StageError::Io(e)),
+            other => return Err(StageError::Io(io::Error::other(format!("{other:?}")))),
+        }
+        if let Some(error) = shared.store_error.borrow_mut().take() {
+            return Err(error.into());
+        }
+        Ok(run_stats(conns, &summary))
+    }
+}
+
+/// What every item fiber shares: where to send, where to record.
+struct Shared {
+    sched: Scheduler,
+    server: SocketAddr,
+    phases: Phases,
+    read_timeout: Option<Duration>,
+    /// The one database connection (the seed's `openDB()`): fibers take
+    /// turns, and a record never suspends, so a `RefCell` is enough.
+    store: RefCell<Store>,
+    /// The first failure to record; the run reports it at the end.
+    store_error: RefCell<Option<StoreError>>,
+    /// Free connection slots.
+    slots: RefCell<Vec<ConnSlot>>,
+}
+
+/// A lane of the timeline and the connection that serves it, if open.
+struct ConnSlot {
+    lane: Lane,
+    conn: Option<Conn<FiberTcpStream>>,
+}
+
+impl ConnSlot {
+    fn new(lane: u32) -> ConnSlot {
+        ConnSlot {
+            lane: Lane(lane),
+            conn: None,
+        }
+    }
+}
+
+impl Shared {
+    /// One item, start to finish: the body of an item's fiber.
+    fn process(&self, item: &Item) {
+        let started = Instant::now();
+        let mut slot = self
+            .slots
+            .borrow_mut()
+            .pop()
+            .expect("the limiter admits `conns` fibers and there are `conns` slots");
+        let outcome = self.request(&mut slot.conn, item);
+        // A broken connection cannot carry the next request: the slot's
+        // next fiber reconnects.
+        if matches!(&outcome, Err(f) if f.kind.breaks_connection()) {
+            slot.conn = None;
+        }
+        let recorded = self
+            .store
+            .borrow_mut()
+            .record(item.id, slot.lane, started, &outcome);
+        if let Err(error) = recorded {
+            self.store_error.borrow_mut().get_or_insert(error);
+        }
+        self.slots.borrow_mut().push(slot);
+    }
+
+    // ANCHOR: same_request
+    /// Sends one item over the slot's connection, connecting first if it
+    /// has none. The request is 01-sync's, unchanged: it believes it is
+    /// blocking, and it is, but only this fiber.
+    fn request(&self, conn: &mut Option<Conn<FiberTcpStream>>, item: &Item) -> Outcome {
+        let conn = match conn {
+            Some(conn) => conn,
+            None => conn.insert(self.connect()?),
+        };
+        sync::request(conn, item, self.phases)
+    }
+    // ANCHOR_END: same_request
+
+    /// Opens a fiber-aware connection to the server.
+    fn connect(&self) -> Result<Conn<FiberTcpStream>, Failure> {
+        let mut stream =
+            FiberTcpStream::connect(&self.sched, self.server).map_err(|e| Failure::from_io(&e))?;
+        stream.set_read_timeout(self.read_timeout);
+        Ok(Conn::new(stream))
+    }
+}
+
+/// The report's view of a run: concurrency for Little's law, the
+/// scheduler's counters, and the process's peak memory.
+fn run_stats(conns: usize, summary: &Summary) -> RunStats {
+    let stats = &summary.stats;
+    let mut run = RunStats {
+        concurrency: conns,
+        ..RunStats::default()
+    };
+    let mut put = |key: &str, value: serde_json::Value| {
+        run.extra.insert(key.to_owned(), value);
+    };
+    put("fibers_spawned", stats.spawned.into());
+    put("peak_fibers", stats.peak_live.into());
+    put("switches", stats.switches.into());
+    put("polls", stats.polls.into());
+    put("timers_fired", stats.timers_fired.into());
+    put("stacks_created", stats.stacks_created.into());
+    put("stack_kib", (stats.stack_size / 1024).into());
+    put("fiber_panics", summary.panics.len().into());
+    if let Some(mib) = peak_rss_mib() {
+        put("peak_rss_mib", mib.into());
+    }
+    for panic in summary.panics.iter().take(PANICS_LISTED) {
+        run.notes
+            .push(format!("{} panicked: {}", panic.fiber, panic.message));
+    }
+    run
+}
+
+/// The process's peak resident memory (`VmHWM`), in MiB, where Linux tells.
+fn peak_rss_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}

@@ -1,0 +1,161 @@
+//! [`FiberTcpStream`]: a TCP stream that looks blocking to the fiber using
+//! it, and lets the other fibers run while it waits.
+//!
+//! This is the Ruby article's first point made in Rust: synchronous and
+//! asynchronous code look the same. The socket underneath is non-blocking;
+//! when a `read` or `write` would block, the stream calls
+//! [`Scheduler::io_wait`], which suspends *this fiber* until the socket is
+//! ready, then tries again. To its caller, `read` simply took a while. So
+//! it implements `std::io::Read` and `Write`, and 01-sync's request
+//! function, written for a blocking `std::net::TcpStream`, runs over it
+//! unchanged (see `stage.rs`).
+//!
+//! # The read timeout
+//!
+//! With a read timeout, each wait for data gives up after that long, and
+//! `read` returns `TimedOut`, just as a blocking socket with
+//! `set_read_timeout` returns `WouldBlock`; `Failure::from_io` makes either
+//! one an item failed with `timeout`. Like stage 5's, it bounds each wait,
+//! not the whole request.
+//!
+//! # Shared
+//!
+//! Like `std::net::TcpStream`, a shared `&FiberTcpStream` reads and writes
+//! too, so one fiber can read while another writes (the reactor keeps one
+//! waiting fiber per direction). Two fibers reading at once get an error
+//! from `io_wait` rather than a lost wake-up.
+//!
+//! Not here: the waiting itself (`io.rs`), the request (01-sync).
+
+use std::cell::Cell;
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use crate::io::{Interest, Registered};
+use crate::scheduler::Scheduler;
+
+/// A fiber-aware TCP connection.
+#[derive(Debug)]
+pub struct FiberTcpStream {
+    io: Registered<mio::net::TcpStream>,
+    read_timeout: Option<Duration>,
+    /// The last read returned less than it asked for: the socket was
+    /// emptied, so the next read waits first instead of trying a read that
+    /// would only say `WouldBlock`.
+    drained: Cell<bool>,
+}
+
+impl FiberTcpStream {
+    // ANCHOR: connect
+    /// Connects to `addr` without blocking the thread: starts a
+    /// non-blocking connect, then waits (in this fiber) until the socket is
+    /// writable, which is how the kernel says the handshake finished, one
+    /// way or the other.
+    ///
+    /// # Errors
+    ///
+    /// The connect failed (`ConnectionRefused`...), or it was called
+    /// outside a fiber.
+    pub fn connect(sched: &Scheduler, addr: SocketAddr) -> io::Result<FiberTcpStream> {
+        let io = sched.register(mio::net::TcpStream::connect(addr)?)?;
+        loop {
+            io.wait(Interest::Writable, None)?;
+            // "Writable" also means "failed": the error is in SO_ERROR.
+            if let Some(error) = io.get_ref().take_error()? {
+                return Err(error);
+            }
+            match io.get_ref().peer_addr() {
+                Ok(_) => break,
+                // Readiness was only a hint: still connecting.
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        // As in 01-sync: no Nagle delay on small request lines.
+        io.get_ref().set_nodelay(true)?;
+        Ok(FiberTcpStream {
+            io,
+            read_timeout: None,
+            drained: Cell::new(false),
+        })
+    }
+    // ANCHOR_END: connect
+
+    /// Makes each read give up with `TimedOut` after `timeout` without data
+    /// (`None`: wait forever), like `TcpStream::set_read_timeout`.
+    pub fn set_read_timeout(&mut self, timeout: Option<Duration>) {
+        self.read_timeout = timeout;
+    }
+
+    /// The read timeout.
+    pub fn read_timeout(&self) -> Option<Duration> {
+        self.read_timeout
+    }
+}
+
+// ANCHOR: read
+impl Read for &FiberTcpStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.drained.get() {
+                // Nothing to read until the next edge: let the other fibers
+                // run until data comes (or the read timeout passes).
+                self.io.wait(Interest::Readable, self.read_timeout)?;
+                self.drained.set(false);
+            }
+            match self.io.get_ref().read(buf) {
+                Ok(n) => {
+                    // A short read took everything there was (tokio makes
+                    // the same inference on epoll): skip the next `read`,
+                    // which would only say `WouldBlock`.
+                    self.drained.set(0 < n && n < buf.len());
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained.set(true),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Write for &FiberTcpStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        loop {
+            match self.io.get_ref().write(buf) {
+                // The send buffer is full: wait until the peer reads.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.io.wait(Interest::Writable, None)?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                result => return result,
+            }
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // Nothing is buffered here: every write went to the kernel.
+        Ok(())
+    }
+}
+// ANCHOR_END: read
+
+// `Conn` owns its stream, so it needs the owned forms; they are the shared
+// ones. (Like `std::net::TcpStream`, a shared `&FiberTcpStream` reads and
+// writes too, so one fiber can read while another writes.)
+impl Read for FiberTcpStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        (&*self).read(buf)
+    }
+}
+
+impl Write for FiberTcpStream {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        (&*self).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        (&*self).flush()
+    }
+}

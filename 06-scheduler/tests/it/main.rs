@@ -1,0 +1,15 @@
+//! Stage 6's integration tests, in one crate (matklad, "Delete Cargo
+//! Integration Tests"): the scheduler's own behaviour first, then the
+//! primitives, the race, the stage's conformance and the binary.
+
+mod binary;
+mod conformance;
+mod deadlock;
+mod locks;
+mod panics;
+mod race;
+mod remote;
+mod scheduler;
+mod stream;
+mod tidy;
+mod util;

@@ -1,0 +1,237 @@
+//! Chapter 6, exercise 2: an echo server made of fibers and `io_wait`.
+//!
+//! [`scheduler::FiberTcpStream`] hides `io_wait` inside `Read` and `Write`.
+//! Here you use it bare, the way the Ruby article's scheduler is used: try
+//! the non-blocking call, and when it says `WouldBlock`, call `io_wait` and
+//! try again. [`FiberListener::accept`] shows the pattern on a listening
+//! socket; write [`echo`], which sends back every byte a client sends,
+//! until the client closes.
+//!
+//! Each client is served by its own fiber, so a client that takes its time
+//! holds up nobody: the tests check exactly that.
+
+use std::io::{self, Read, Write};
+use std::net::SocketAddr;
+
+use scheduler::{Interest, Registered, Scheduler};
+
+/// How many bytes one read asks for.
+const CHUNK: usize = 1024;
+
+/// A listening socket whose `accept` waits in a fiber.
+#[derive(Debug)]
+pub struct FiberListener {
+    sched: Scheduler,
+    io: Registered<mio::net::TcpListener>,
+}
+
+impl FiberListener {
+    /// Listens on `addr` (port 0: any free port).
+    ///
+    /// # Errors
+    ///
+    /// The socket could not be bound or registered.
+    pub fn bind(sched: &Scheduler, addr: SocketAddr) -> io::Result<FiberListener> {
+        let listener = mio::net::TcpListener::bind(addr)?;
+        Ok(FiberListener {
+            sched: sched.clone(),
+            io: sched.register(listener)?,
+        })
+    }
+
+    /// The address clients connect to.
+    ///
+    /// # Errors
+    ///
+    /// As `getsockname`.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.get_ref().local_addr()
+    }
+
+    /// The next client, waiting in this fiber until one connects.
+    ///
+    /// # Errors
+    ///
+    /// `accept` failed, or it was called outside a fiber.
+    pub fn accept(&self) -> io::Result<Registered<mio::net::TcpStream>> {
+        loop {
+            match self.io.get_ref().accept() {
+                Ok((stream, _peer)) => return self.sched.register(stream),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.io.wait(Interest::Readable, None)?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+// ANCHOR: exercise
+/// Sends back everything the client sends, until it closes its side;
+/// returns how many bytes were echoed.
+///
+/// # Errors
+///
+/// A read or write failed, or it was called outside a fiber.
+pub fn echo(mut conn: Registered<mio::net::TcpStream>) -> io::Result<u64> {
+    let mut buf = [0u8; CHUNK];
+    let mut echoed = 0;
+    // EXERCISE-BEGIN: read a chunk (io_wait Readable on WouldBlock); stop at 0 bytes; write all of it back (io_wait Writable on WouldBlock); count the bytes
+    loop {
+        let n = match conn.get_mut().read(&mut buf) {
+            Ok(0) => return Ok(echoed),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                conn.wait(Interest::Readable, None)?;
+                continue;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        // A write may take only part of the chunk: send the rest after.
+        let mut sent = 0;
+        while sent < n {
+            match conn.get_mut().write(&buf[sent..n]) {
+                Ok(written) => sent += written,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    conn.wait(Interest::Writable, None)?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        echoed += n as u64;
+    }
+    // EXERCISE-END
+}
+// ANCHOR_END: exercise
+
+/// Accepts `clients` clients, one after the other, and serves each in its
+/// own fiber.
+///
+/// # Errors
+///
+/// An `accept` or a spawn failed.
+pub fn serve(sched: &Scheduler, listener: &FiberListener, clients: usize) -> io::Result<()> {
+    for _ in 0..clients {
+        let conn = listener.accept()?;
+        sched.spawn(move || echo(conn))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scheduler::FiberTcpStream;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    /// Sends `line`, reads the same number of bytes back.
+    fn round_trip(stream: &mut FiberTcpStream, line: &[u8]) -> io::Result<Vec<u8>> {
+        stream.write_all(line)?;
+        let mut back = vec![0; line.len()];
+        stream.read_exact(&mut back)?;
+        Ok(back)
+    }
+
+    fn listener(sched: &Scheduler) -> FiberListener {
+        let any = "127.0.0.1:0".parse().expect("an address");
+        FiberListener::bind(sched, any).expect("bind")
+    }
+
+    #[test]
+    fn every_client_gets_its_own_bytes_back() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let listener = listener(&sched);
+        let addr = listener.local_addr().expect("an address");
+        let sched2 = sched.clone();
+        sched
+            .spawn(move || serve(&sched2, &listener, 3))
+            .expect("spawn");
+        let clients: Vec<_> = (0..3)
+            .map(|n| {
+                let sched2 = sched.clone();
+                sched
+                    .spawn(move || -> io::Result<Vec<u8>> {
+                        let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                        let line = format!("client {n} says hello\n");
+                        round_trip(&mut stream, line.as_bytes())
+                    })
+                    .expect("spawn")
+            })
+            .collect();
+        sched.run().expect("the scheduler finishes");
+        for (n, client) in clients.into_iter().enumerate() {
+            let back = client.try_join().expect("finished").expect("no panic");
+            assert_eq!(
+                back.ok(),
+                Some(format!("client {n} says hello\n").into_bytes())
+            );
+        }
+    }
+
+    #[test]
+    fn a_big_message_comes_back_whole() {
+        // Many reads' worth, and more than the socket buffers hold, so the
+        // echo must read, write back part, wait, and go on.
+        let message: Vec<u8> = (0..2_000_000u32).map(|n| (n % 251) as u8).collect();
+        let sched = Scheduler::new().expect("a scheduler");
+        let listener = listener(&sched);
+        let addr = listener.local_addr().expect("an address");
+        sched
+            .spawn(move || echo(listener.accept()?))
+            .expect("spawn");
+        let sched2 = sched.clone();
+        let length = message.len();
+        let client = sched
+            .spawn(move || -> io::Result<Vec<u8>> {
+                let stream = Rc::new(FiberTcpStream::connect(&sched2, addr)?);
+                // Write from one fiber while this one reads: writing all of
+                // it first would fill both socket buffers and wait forever.
+                let writer = {
+                    let stream = stream.clone();
+                    sched2.spawn(move || (&*stream).write_all(&message))?
+                };
+                let mut back = vec![0; length];
+                (&*stream).read_exact(&mut back)?;
+                writer.join().map_err(io::Error::other)??;
+                Ok(back)
+            })
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        let back = client.try_join().expect("finished").expect("no panic");
+        let expected: Vec<u8> = (0..2_000_000u32).map(|n| (n % 251) as u8).collect();
+        assert!(back.expect("the client succeeds") == expected);
+    }
+
+    #[test]
+    fn a_slow_client_holds_up_nobody() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let listener = listener(&sched);
+        let addr = listener.local_addr().expect("an address");
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let sched2 = sched.clone();
+        sched
+            .spawn(move || serve(&sched2, &listener, 2))
+            .expect("spawn");
+        for (name, pause) in [("slow", 100), ("quick", 0)] {
+            let (sched2, log) = (sched.clone(), log.clone());
+            sched
+                .spawn(move || -> io::Result<()> {
+                    let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                    sched2.sleep(Duration::from_millis(pause));
+                    round_trip(&mut stream, b"ping\n")?;
+                    log.borrow_mut().push(name);
+                    Ok(())
+                })
+                .expect("spawn");
+        }
+        sched.run().expect("the scheduler finishes");
+        // The slow client connected first; the quick one was still served
+        // first.
+        assert_eq!(*log.borrow(), ["quick", "slow"]);
+    }
+}

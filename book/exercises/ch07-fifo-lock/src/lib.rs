@@ -1,0 +1,147 @@
+//! Chapter 7, exercise 1: the lock of the Twisted article, made fair.
+//!
+//! The article's `Mutex.release` wakes `self.waiters.pop()`: the *last*
+//! fiber that asked. Under steady contention the first one to ask can wait
+//! forever while newcomers overtake it. [`Lock`] is the article's lock
+//! rebuilt on the scheduler's tickets: `lock` queues this fiber's ticket
+//! and blocks; `unlock` must hand the lock to the fiber that has waited
+//! *longest*, without ever letting it go free in between (a fiber that
+//! calls `lock` at that moment must not barge in).
+//!
+//! [`Lock::lock`] is written; write [`Lock::unlock`].
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+
+use scheduler::{Scheduler, Ticket};
+
+/// A fiber lock without data (the article's `DeferredLock`).
+#[derive(Debug)]
+pub struct Lock {
+    sched: Scheduler,
+    locked: Cell<bool>,
+    /// The waiting fibers, in the order they asked.
+    waiters: RefCell<VecDeque<Ticket>>,
+}
+
+impl Lock {
+    /// An unlocked lock on `sched`.
+    pub fn new(sched: &Scheduler) -> Lock {
+        Lock {
+            sched: sched.clone(),
+            locked: Cell::new(false),
+            waiters: RefCell::new(VecDeque::new()),
+        }
+    }
+
+    /// Takes the lock, waiting in line if it is held. When this returns
+    /// after waiting, `unlock` has handed the lock over: it is ours.
+    pub fn lock(&self) {
+        if !self.locked.get() {
+            self.locked.set(true);
+            return;
+        }
+        let ticket = self.sched.ticket();
+        self.waiters.borrow_mut().push_back(ticket);
+        self.sched.block(ticket, "a lock", None);
+    }
+
+    /// Is the lock held?
+    pub fn is_locked(&self) -> bool {
+        self.locked.get()
+    }
+
+    // ANCHOR: exercise
+    /// Gives the lock up: to the fiber that has waited longest, if any
+    /// (the lock stays locked, now on its behalf), else it becomes free.
+    pub fn unlock(&self) {
+        // EXERCISE-BEGIN: pop the FIRST waiter and unblock it, keeping `locked` true; if no waiter is left, set `locked` to false
+        loop {
+            let Some(ticket) = self.waiters.borrow_mut().pop_front() else {
+                self.locked.set(false);
+                return;
+            };
+            // A ticket whose fiber is gone wakes nothing: try the next.
+            if self.sched.unblock(ticket) {
+                return;
+            }
+        }
+        // EXERCISE-END
+    }
+    // ANCHOR_END: exercise
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    #[test]
+    fn waiters_get_the_lock_in_the_order_they_asked() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let lock = Rc::new(Lock::new(&sched));
+        let order = Rc::new(RefCell::new(Vec::new()));
+        for n in 0..5 {
+            let (sched2, lock, order) = (sched.clone(), lock.clone(), order.clone());
+            sched
+                .spawn(move || {
+                    lock.lock();
+                    order.borrow_mut().push(n);
+                    // Hold it across a wait, so every other fiber queues.
+                    sched2.sleep(Duration::from_millis(1));
+                    lock.unlock();
+                })
+                .expect("spawn");
+        }
+        sched.run().expect("the scheduler finishes");
+        // The article's `pop()` would give [0, 4, 3, 2, 1].
+        assert_eq!(*order.borrow(), [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn the_lock_is_handed_over_not_left_free() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let lock = Rc::new(Lock::new(&sched));
+        let holder = {
+            let (sched2, lock) = (sched.clone(), lock.clone());
+            sched
+                .spawn(move || {
+                    lock.lock();
+                    sched2.yield_now();
+                    lock.unlock();
+                    // The waiter owns it now, though it has not run yet.
+                    lock.is_locked()
+                })
+                .expect("spawn")
+        };
+        let waiter = {
+            let lock = lock.clone();
+            sched
+                .spawn(move || {
+                    lock.lock();
+                    lock.unlock();
+                })
+                .expect("spawn")
+        };
+        sched.run().expect("the scheduler finishes");
+        assert_eq!(holder.try_join(), Some(Ok(true)));
+        assert!(waiter.is_finished());
+        assert!(!lock.is_locked(), "free once nobody waits");
+    }
+
+    #[test]
+    fn unlock_without_waiters_frees_the_lock() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let lock = Rc::new(Lock::new(&sched));
+        let lock2 = lock.clone();
+        sched
+            .spawn(move || {
+                lock2.lock();
+                lock2.unlock();
+            })
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        assert!(!lock.is_locked());
+    }
+}

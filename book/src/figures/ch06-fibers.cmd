@@ -1,0 +1,1 @@
+06-scheduler --items 400 --conns 20 --latency 5ms

@@ -1,0 +1,156 @@
+//! Chapter 6, exercise 1: a channel between fibers.
+//!
+//! Fibers of one scheduler share a thread, so a queue between them needs no
+//! atomics: a `RefCell<VecDeque>` is enough. What it needs is *waiting*: a
+//! receiver that finds the queue empty must suspend (not spin, not block
+//! the thread) until a sender puts something in. [`scheduler::Notification`]
+//! is exactly that, with one catch the chapter insists on: a notification
+//! carries no state, so the receiver checks the queue, waits, and checks
+//! again, in a loop.
+//!
+//! [`Channel::send`] and [`Channel::close`] are written; write
+//! [`Channel::recv`].
+#![allow(unused)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+
+use scheduler::{Notification, Scheduler};
+
+/// An unbounded multi-producer, multi-consumer queue for fibers.
+#[derive(Debug)]
+pub struct Channel<T> {
+    queue: RefCell<VecDeque<T>>,
+    closed: Cell<bool>,
+    /// Receivers wait here for a value (or the close).
+    not_empty: Notification,
+}
+
+impl<T> Channel<T> {
+    /// An empty, open channel on `sched`.
+    pub fn new(sched: &Scheduler) -> Channel<T> {
+        Channel {
+            queue: RefCell::new(VecDeque::new()),
+            closed: Cell::new(false),
+            not_empty: Notification::named(sched, "a channel"),
+        }
+    }
+
+    /// Puts `value` at the back of the queue and wakes one waiting
+    /// receiver. Never waits.
+    pub fn send(&self, value: T) {
+        self.queue.borrow_mut().push_back(value);
+        self.not_empty.notify_one();
+    }
+
+    /// No more values will come: wakes every waiting receiver, so that
+    /// each finds the queue empty and closed and returns `None`.
+    pub fn close(&self) {
+        self.closed.set(true);
+        self.not_empty.notify_all();
+    }
+
+    // ANCHOR: exercise
+    /// The value at the front of the queue, waiting (in this fiber) while
+    /// the queue is empty; `None` once the queue is empty *and* closed.
+    pub fn recv(&self) -> Option<T> {
+        // TODO: loop: take the front value if there is one; else return None if closed; else wait on not_empty
+        todo!("loop: take the front value if there is one; else return None if closed; else wait on not_empty")
+    }
+    // ANCHOR_END: exercise
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    #[test]
+    fn values_arrive_in_order() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let channel = Rc::new(Channel::new(&sched));
+        let receiver = {
+            let channel = channel.clone();
+            sched
+                .spawn(move || std::iter::from_fn(|| channel.recv()).collect::<Vec<_>>())
+                .expect("spawn")
+        };
+        let sched2 = sched.clone();
+        sched
+            .spawn(move || {
+                for n in 0..5 {
+                    channel.send(n);
+                    sched2.sleep(Duration::from_millis(1));
+                }
+                channel.close();
+            })
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2, 3, 4])));
+    }
+
+    #[test]
+    fn a_receiver_waits_for_a_sender_that_comes_later() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let channel = Rc::new(Channel::new(&sched));
+        // The receiver runs first and finds nothing.
+        let receiver = {
+            let channel = channel.clone();
+            sched.spawn(move || channel.recv()).expect("spawn")
+        };
+        let sched2 = sched.clone();
+        sched
+            .spawn(move || {
+                sched2.sleep(Duration::from_millis(2));
+                channel.send("late");
+            })
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        assert_eq!(receiver.try_join(), Some(Ok(Some("late"))));
+    }
+
+    #[test]
+    fn two_receivers_share_the_values_and_both_see_the_close() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let channel = Rc::new(Channel::new(&sched));
+        let receivers: Vec<_> = (0..2)
+            .map(|_| {
+                let channel = channel.clone();
+                sched
+                    .spawn(move || std::iter::from_fn(|| channel.recv()).count())
+                    .expect("spawn")
+            })
+            .collect();
+        let sched2 = sched.clone();
+        sched
+            .spawn(move || {
+                for n in 0..10 {
+                    channel.send(n);
+                    // Sometimes two values arrive in one turn: one woken
+                    // receiver may take both, and the other must wait again.
+                    if n % 3 == 0 {
+                        sched2.yield_now();
+                    }
+                }
+                channel.close();
+            })
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        let counts: Vec<usize> = receivers
+            .into_iter()
+            .map(|r| r.try_join().expect("finished").expect("no panic"))
+            .collect();
+        assert_eq!(counts.iter().sum::<usize>(), 10, "{counts:?}");
+    }
+
+    #[test]
+    fn recv_on_a_closed_empty_channel_does_not_wait() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let channel: Rc<Channel<u8>> = Rc::new(Channel::new(&sched));
+        channel.close();
+        let receiver = sched.spawn(move || channel.recv()).expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        assert_eq!(receiver.try_join(), Some(Ok(None)));
+    }
+}

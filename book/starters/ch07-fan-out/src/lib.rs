@@ -1,0 +1,143 @@
+//! Chapter 7, exercise 2: a fan-out bounded by a semaphore.
+//!
+//! The Twisted article found no use for a semaphore. Here is one: send
+//! many requests at once, but never more than `limit` at a time (the
+//! service, or the descriptor limit, would not like ten thousand). One
+//! fiber per item, each taking a [`scheduler::Semaphore`] permit before it
+//! connects and dropping it when done; the caller joins them all and
+//! returns the outcomes in item order.
+//!
+//! Write `spawn_fetches`; [`fetch_all`], which joins the fibers, is
+//! written.
+#![allow(unused)]
+
+use std::cell::Cell;
+use std::net::SocketAddr;
+
+use scheduler::{FiberTcpStream, JoinHandle, Scheduler, Semaphore};
+use testbed::conn::Conn;
+use testbed::outcome::{Failure, Outcome};
+use testbed::protocol::Phases;
+use testbed::workload::Item;
+
+thread_local! {
+    /// Fetches running now, and the most ever at once, on this thread
+    /// (fibers of a scheduler all run on its thread).
+    static IN_FLIGHT: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// The most fetches that ran at once on this thread so far.
+pub fn peak_in_flight() -> usize {
+    IN_FLIGHT.with(|n| n.get().1)
+}
+
+/// Counts a fetch in flight while it lives.
+struct InFlight;
+
+impl InFlight {
+    fn enter() -> InFlight {
+        IN_FLIGHT.with(|n| {
+            let (now, peak) = n.get();
+            n.set((now + 1, peak.max(now + 1)));
+        });
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.with(|n| {
+            let (now, peak) = n.get();
+            n.set((now - 1, peak));
+        });
+    }
+}
+
+/// Sends one item on a connection of its own (stage 1's request, in a
+/// fiber).
+fn fetch(sched: &Scheduler, server: SocketAddr, item: &Item) -> Outcome {
+    let _in_flight = InFlight::enter();
+    let stream = FiberTcpStream::connect(sched, server).map_err(|e| Failure::from_io(&e))?;
+    sync::request(&mut Conn::new(stream), item, Phases::Two)
+}
+
+/// Fetches every item, each in its own fiber, at most `limit` at once, and
+/// returns the outcomes in item order. Call it from a fiber.
+///
+/// # Panics
+///
+/// If a fiber cannot be spawned, or panics.
+pub fn fetch_all(
+    sched: &Scheduler,
+    server: SocketAddr,
+    items: Vec<Item>,
+    limit: usize,
+) -> Vec<Outcome> {
+    let permits = Semaphore::new(sched, limit);
+    spawn_fetches(sched, server, items, &permits)
+        .into_iter()
+        .map(|fiber| fiber.join().expect("fetch does not panic"))
+        .collect()
+}
+
+// ANCHOR: exercise
+/// Spawns one fiber per item, in item order. Each fiber holds a permit of
+/// `permits` while it fetches, so at most that many fetch at once.
+fn spawn_fetches(
+    sched: &Scheduler,
+    server: SocketAddr,
+    items: Vec<Item>,
+    permits: &Semaphore,
+) -> Vec<JoinHandle<Outcome>> {
+    // TODO: for each item, spawn a fiber that takes permits.acquire() and keeps the permit while it calls fetch
+    todo!("for each item, spawn a fiber that takes permits.acquire() and keeps the permit while it calls fetch")
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use testbed::latency::LatencyModel;
+    use testbed::server::{ServerConfig, SlowServer};
+    use testbed::workload::items;
+
+    fn server() -> SlowServer {
+        SlowServer::spawn(ServerConfig {
+            latency: LatencyModel::Fixed(Duration::from_millis(2)),
+            ..ServerConfig::default()
+        })
+        .expect("the embedded server starts")
+    }
+
+    fn fetch_all_in_a_fiber(server: SocketAddr, items: Vec<Item>, limit: usize) -> Vec<Outcome> {
+        let sched = Scheduler::new().expect("a scheduler");
+        let sched2 = sched.clone();
+        let all = sched
+            .spawn(move || fetch_all(&sched2, server, items, limit))
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        all.try_join()
+            .expect("finished")
+            .expect("fetch_all does not panic")
+    }
+
+    #[test]
+    fn every_item_comes_back_in_order() {
+        let server = server();
+        let work = items(30, 1);
+        let outcomes = fetch_all_in_a_fiber(server.addr(), work.clone(), 5);
+        let expected: Vec<Outcome> = work.iter().map(|i| Ok(i.expected_result())).collect();
+        assert_eq!(outcomes, expected);
+    }
+
+    #[test]
+    fn never_more_than_limit_connections_at_once() {
+        let server = server();
+        let outcomes = fetch_all_in_a_fiber(server.addr(), items(40, 2), 4);
+        assert_eq!(outcomes.len(), 40);
+        // Each fiber fetches only while it holds a permit, and with 40
+        // fibers waiting, the permits are all in use.
+        assert_eq!(peak_in_flight(), 4);
+    }
+}
