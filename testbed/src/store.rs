@@ -123,6 +123,8 @@ pub struct Store {
     epoch: Instant,
     /// This connection's number in `db_connections`, once it has recorded.
     db_conn: Option<u32>,
+    /// The database is a file that other processes may write to.
+    shared_file: bool,
     progress: Progress,
 }
 
@@ -178,6 +180,7 @@ impl Store {
             conn,
             epoch,
             db_conn: None,
+            shared_file: matches!(target, DbTarget::File(_)),
             progress: Progress::hidden(),
         })
     }
@@ -216,10 +219,17 @@ impl Store {
             ),
         };
         let db_conn = self.db_conn_number()?;
-        let tx = self
+        // A file may be shared by several processes: take the write lock up
+        // front (`BEGIN IMMEDIATE`), so a busy writer is waited for instead
+        // of failing. An in-memory database has one writer, and a lone
+        // `INSERT` is its own transaction. The statements are cached: on a
+        // fast run, parsing `BEGIN`/`COMMIT` for every item showed up in
+        // profiles.
+        if self.shared_file {
+            self.conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        }
+        let inserted = self
             .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let inserted = tx
             .prepare_cached(
                 "INSERT INTO outcomes
                  (id, status, result, error, detail, started_us, finished_us, lane, db_conn)
@@ -236,15 +246,23 @@ impl Store {
                 lane.0,
                 db_conn,
             ]);
-        match inserted {
-            Err(rusqlite::Error::SqliteFailure(e, _))
-                if e.code == ErrorCode::ConstraintViolation =>
-            {
-                return Err(StoreError::Duplicate(id));
+        if let Err(e) = inserted {
+            if self.shared_file {
+                // Leave no transaction open behind a failed insert.
+                self.conn.prepare_cached("ROLLBACK")?.execute([])?;
             }
-            other => other?,
-        };
-        tx.commit()?;
+            return Err(match e {
+                rusqlite::Error::SqliteFailure(f, _)
+                    if f.code == ErrorCode::ConstraintViolation =>
+                {
+                    StoreError::Duplicate(id)
+                }
+                other => other.into(),
+            });
+        }
+        if self.shared_file {
+            self.conn.prepare_cached("COMMIT")?.execute([])?;
+        }
         self.progress.inc();
         Ok(())
     }
@@ -378,8 +396,16 @@ mod tests {
             let mut store = Store::open(&target, epoch)?;
             store.record(ItemId(u64::from(worker)), Lane(worker), epoch, &ok(1))?;
         }
-        assert_eq!(reader.rows()?.len(), 3);
-        assert_eq!(reader.db_connections()?, 3);
+        // A duplicate in a file rolls its transaction back; the connection
+        // goes on recording.
+        let mut store = Store::open(&target, epoch)?;
+        assert!(matches!(
+            store.record(ItemId(0), Lane(0), epoch, &ok(2)),
+            Err(StoreError::Duplicate(ItemId(0)))
+        ));
+        store.record(ItemId(3), Lane(0), epoch, &ok(1))?;
+        assert_eq!(reader.rows()?.len(), 4);
+        assert_eq!(reader.db_connections()?, 4);
         // Creating again starts a new run in the same file.
         let again = Store::create(&target, epoch)?;
         assert!(again.rows()?.is_empty());
