@@ -45,3 +45,22 @@ fn the_pool_opens_connections_lazily_and_never_more_than_its_size() {
         assert!(execution.rows.iter().all(|row| row.lane.0 < 4), "{backend}");
     }
 }
+
+#[test]
+fn nak_and_ko_keep_the_connection() {
+    // The seed `die`s on NAK and KO, and its dispose then drops the slot:
+    // a reconnect per refusal. Here they are answers, and the connection
+    // carries the next item.
+    let settings = Settings {
+        faults: "nak=0.2,ko=0.2".parse().expect("a fault spec"),
+        ..quick_settings()
+    };
+    for backend in Backend::ALL {
+        let execution = assert_run_conforms(&Select { backend }, &settings);
+        assert!(execution.report.failed > 0, "{backend}: faults were injected");
+        assert_eq!(
+            execution.report.stage_stats["pool"], "4 connections opened, 0 broke",
+            "{backend}"
+        );
+    }
+}

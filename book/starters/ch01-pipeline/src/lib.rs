@@ -1,0 +1,112 @@
+//! Chapter 1, exercise 2: pipelining requests on one connection.
+//!
+//! Stage 1 waits for each reply before sending the next request, so every
+//! item pays a full round trip. Nothing in SLOW/1 forbids sending several
+//! `GET`s first and reading the replies afterwards, and one rule makes it
+//! safe: *within one connection, requests are answered in order*. Replies
+//! carry no id; the only thing that ties a reply to its request is its
+//! position.
+//!
+//! Pipelining saves round trips, not service time: the server still works
+//! on one request of a connection at a time. That is why it helps little
+//! here, and why the later stages open many connections instead.
+#![allow(unused)]
+
+use std::io::{Read, Write};
+
+use testbed::conn::Conn;
+use testbed::outcome::{ErrorKind, Failure, Outcome};
+use testbed::protocol::{Reply, Request};
+use testbed::workload::Item;
+
+// ANCHOR: exercise
+/// Sends a `GET` for every item, then reads one reply per item, and returns
+/// the outcomes in item order.
+pub fn pipelined<S: Read + Write>(conn: &mut Conn<S>, items: &[Item]) -> Vec<Outcome> {
+    // TODO: send every GET first, then read the replies in the same order
+    todo!("send every GET first, then read the replies in the same order")
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+    use std::net::TcpStream;
+    use std::time::Duration;
+    use testbed::faults::{Fault, FaultPlan};
+    use testbed::latency::LatencyModel;
+    use testbed::protocol::Phase;
+    use testbed::server::{ServerConfig, SlowServer};
+    use testbed::workload::items;
+
+    /// Records the order of writes and reads on the wrapped stream.
+    struct Spy {
+        inner: TcpStream,
+        log: String,
+    }
+
+    impl Read for Spy {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.log.push('R');
+            self.inner.read(buf)
+        }
+    }
+
+    impl Write for Spy {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.log.push('W');
+            self.inner.write(buf)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.inner.flush()
+        }
+    }
+
+    fn connect(server: &SlowServer) -> Conn<Spy> {
+        let inner = TcpStream::connect(server.addr()).expect("connect to the embedded server");
+        inner
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("set a read timeout");
+        Conn::new(Spy {
+            inner,
+            log: String::new(),
+        })
+    }
+
+    #[test]
+    fn every_request_leaves_before_the_first_reply_is_read() {
+        let server = SlowServer::spawn(ServerConfig::default()).expect("server starts");
+        let list = items(4, 1);
+        let mut conn = connect(&server);
+        let outcomes = pipelined(&mut conn, &list);
+        assert_eq!(outcomes.len(), 4);
+        let log = &conn.get_ref().log;
+        assert!(log.starts_with("WWWW") && !log[4..].contains('W'), "{log}");
+    }
+
+    #[test]
+    fn replies_are_matched_to_requests_by_order() {
+        let seed = 1;
+        let faults = FaultPlan::none().with(Fault::Ko, 0.5);
+        let server = SlowServer::spawn(ServerConfig {
+            latency: LatencyModel::Fixed(Duration::from_millis(1)),
+            faults,
+            seed,
+            max_conns: None,
+        })
+        .expect("server starts");
+        let list = items(12, seed);
+        let outcomes = pipelined(&mut connect(&server), &list);
+        for (item, outcome) in list.iter().zip(&outcomes) {
+            match faults.decide(seed, item.id, Phase::Get) {
+                Some(Fault::Ko) => {
+                    assert_eq!(outcome.as_ref().map_err(|f| f.kind), Err(ErrorKind::Ko))
+                }
+                _ => assert_eq!(outcome, &Ok(item.expected_result()), "item {}", item.id),
+            }
+        }
+        // Half of 12 should be KO; make sure the test saw both kinds.
+        assert!(outcomes.iter().any(Result::is_err) && outcomes.iter().any(Result::is_ok));
+    }
+}
