@@ -56,9 +56,7 @@ fn main() -> io::Result<()> {
         table.push('\n');
     }
     let command = "cargo run --release -p select --example fdcost";
-    let text = format!(
-        "{table}\n<p class=\"figure-command\"><code>{command}</code></p>\n"
-    );
+    let text = format!("{table}\n<p class=\"figure-command\"><code>{command}</code></p>\n");
     if let Some(path) = out {
         std::fs::File::create(&path)?.write_all(text.as_bytes())?;
         println!("written to {path}");
@@ -71,7 +69,9 @@ fn main() -> io::Result<()> {
 fn cost_of_one_wait(backend: Backend, n: usize) -> io::Result<Option<f64>> {
     let (idle, _idle_writer) = io::pipe()?;
     let idle = OwnedFd::from(idle);
-    let copies: Vec<OwnedFd> = (0..n).map(|_| idle.try_clone()).collect::<io::Result<_>>()?;
+    let copies: Vec<OwnedFd> = (0..n)
+        .map(|_| idle.try_clone())
+        .collect::<io::Result<_>>()?;
     // Opened last, so its read end has the highest registered number.
     let (mut ready, mut ready_writer) = io::pipe()?;
 

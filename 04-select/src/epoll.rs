@@ -54,9 +54,11 @@ impl Poller {
     /// descriptor, for its whole life.
     pub fn add(&mut self, fd: BorrowedFd<'_>, token: Token, interest: Interest) -> io::Result<()> {
         let raw = fd.as_raw_fd();
-        self.poll
-            .registry()
-            .register(&mut SourceFd(&raw), mio::Token(token.0), mio_interest(interest))
+        self.poll.registry().register(
+            &mut SourceFd(&raw),
+            mio::Token(token.0),
+            mio_interest(interest),
+        )
     }
     // ANCHOR_END: poller
 
@@ -69,9 +71,11 @@ impl Poller {
         interest: Interest,
     ) -> io::Result<()> {
         let raw = fd.as_raw_fd();
-        self.poll
-            .registry()
-            .reregister(&mut SourceFd(&raw), mio::Token(token.0), mio_interest(interest))
+        self.poll.registry().reregister(
+            &mut SourceFd(&raw),
+            mio::Token(token.0),
+            mio_interest(interest),
+        )
     }
 
     /// Unregisters `fd` (`EPOLL_CTL_DEL`). Call it before closing the
@@ -87,7 +91,10 @@ impl Poller {
     /// first; empty after a timeout).
     pub fn wait(&mut self, events: &mut Vec<Event>, timeout: Option<Duration>) -> io::Result<()> {
         events.clear();
-        let Poller { poll, events: ready } = self;
+        let Poller {
+            poll,
+            events: ready,
+        } = self;
         // mio returns EINTR to its caller, like the system call does.
         retry_interrupted(timeout, |left| poll.poll(ready, left))?;
         // Only the ready descriptors come back: no scan of the others.

@@ -138,8 +138,24 @@ fn run_stats(pool: &Pool<'_>, scenario: &Scenario) -> RunStats {
     };
     extra.insert(
         "waits".to_owned(),
-        format!("{} waits, {per_wait:.1} ready connections per wait", stats.waits).into(),
+        format!(
+            "{} waits, {per_wait:.1} ready connections per wait",
+            stats.waits
+        )
+        .into(),
     );
+    let run = scenario.epoch.elapsed().as_secs_f64();
+    if run > 0.0 {
+        let asleep = 100.0 * stats.waiting.as_secs_f64() / run;
+        extra.insert(
+            "loop".to_owned(),
+            format!(
+                "asleep in wait {asleep:.0}% of the run, working {:.0}%",
+                100.0 - asleep
+            )
+            .into(),
+        );
+    }
     RunStats {
         concurrency: scenario.conns,
         notes: Vec::new(),

@@ -92,6 +92,9 @@ pub struct PoolStats {
     pub waits: u64,
     /// Events those waits returned.
     pub events: u64,
+    /// Time spent asleep inside those waits: the rest of the run was the
+    /// loop's own work (system calls, parsing, callbacks).
+    pub waiting: Duration,
 }
 
 // ANCHOR: pool
@@ -199,9 +202,11 @@ impl<'a> Pool<'a> {
     pub fn dispose(&mut self, timeout: Option<Duration>) -> io::Result<usize> {
         let deadline = timeout.map(|t| Instant::now() + t);
         while self.in_flight > 0 {
-            let wait = next_timeout(Instant::now(), deadline);
+            let before = Instant::now();
+            let wait = next_timeout(before, deadline);
             self.selector.wait(&mut self.events, wait)?;
             self.stats.waits += 1;
+            self.stats.waiting += before.elapsed();
             if !self.events.is_empty() {
                 return self.handle_events();
             }
@@ -233,11 +238,11 @@ impl<'a> Pool<'a> {
 
     /// Reports a finished item to its callback and closes a dead slot.
     fn settle(&mut self, id: SlotId, turn: Turn<Job<'a>>) -> io::Result<()> {
-        if !turn.alive {
-            if let Some(slot) = self.slots[id.0].take() {
-                self.stats.connections_broken += 1;
-                slot.close(&mut self.selector)?;
-            }
+        if !turn.alive
+            && let Some(slot) = self.slots[id.0].take()
+        {
+            self.stats.connections_broken += 1;
+            slot.close(&mut self.selector)?;
         }
         if let Some((job, outcome)) = turn.finished {
             self.in_flight -= 1;
@@ -297,7 +302,10 @@ impl<'a> Pool<'a> {
 /// How long the loop's next wait may sleep: until the earliest of the
 /// pending deadlines, or without limit (`None`) when nothing pending has
 /// one. A deadline already past gives zero: look, do not sleep.
-pub fn next_timeout(now: Instant, deadlines: impl IntoIterator<Item = Instant>) -> Option<Duration> {
+pub fn next_timeout(
+    now: Instant,
+    deadlines: impl IntoIterator<Item = Instant>,
+) -> Option<Duration> {
     deadlines
         .into_iter()
         .min()
@@ -314,7 +322,10 @@ mod tests {
         let now = Instant::now();
         let ms = Duration::from_millis;
         assert_eq!(next_timeout(now, []), None);
-        assert_eq!(next_timeout(now, [now + ms(30), now + ms(10)]), Some(ms(10)));
+        assert_eq!(
+            next_timeout(now, [now + ms(30), now + ms(10)]),
+            Some(ms(10))
+        );
         assert_eq!(
             next_timeout(now + ms(50), [now + ms(10)]),
             Some(Duration::ZERO)

@@ -137,7 +137,13 @@ impl<T> Slot<T> {
     ///
     /// If the slot is busy: one item at a time, the caller checks
     /// [`is_free`](Self::is_free).
-    pub fn start(&mut self, item: Item, phases: Phases, tag: T, selector: &mut Selector) -> Turn<T> {
+    pub fn start(
+        &mut self,
+        item: Item,
+        phases: Phases,
+        tag: T,
+        selector: &mut Selector,
+    ) -> Turn<T> {
         assert!(self.job.is_none(), "slot {:?} is busy", self.id);
         let (exchange, first) = Exchange::start(item, phases);
         self.job = Some((exchange, tag));

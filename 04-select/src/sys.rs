@@ -91,10 +91,7 @@ mod tests {
         let other = retry_interrupted(None, |_| -> io::Result<()> {
             Err(io::Error::from(io::ErrorKind::BrokenPipe))
         });
-        assert_eq!(
-            other.map_err(|e| e.kind()),
-            Err(io::ErrorKind::BrokenPipe)
-        );
+        assert_eq!(other.map_err(|e| e.kind()), Err(io::ErrorKind::BrokenPipe));
     }
 
     #[test]

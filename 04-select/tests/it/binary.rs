@@ -13,7 +13,15 @@ fn json_is_one_object_with_the_contract_keys_on_every_backend() {
     for backend in ["select", "poll", "epoll"] {
         let output = run_bin(
             BIN,
-            &["--backend", backend, "--items", "40", "--latency", "1ms", "--json"],
+            &[
+                "--backend",
+                backend,
+                "--items",
+                "40",
+                "--latency",
+                "1ms",
+                "--json",
+            ],
             DEADLINE,
         );
         assert!(output.status.success(), "{output:?}");
@@ -47,12 +55,24 @@ fn select_refuses_descriptors_past_fd_setsize_and_exits_cleanly() {
     // 1,100 client connections plus the embedded server's 1,100: client
     // descriptors pass 1023 long before the pool is full.
     let args = ["--conns", "1100", "--items", "1200", "--latency", "1ms"];
-    let output = run_bin(BIN, &[&["--backend", "select"][..], &args].concat(), DEADLINE);
+    let output = run_bin(
+        BIN,
+        &[&["--backend", "select"][..], &args].concat(),
+        DEADLINE,
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "exit 1, not an abort: {stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "exit 1, not an abort: {stderr}"
+    );
     assert!(stderr.contains("FD_SETSIZE"), "{stderr}");
     // poll has no such limit: the same run completes.
-    let output = run_bin(BIN, &[&["--backend", "poll", "--json"][..], &args].concat(), DEADLINE);
+    let output = run_bin(
+        BIN,
+        &[&["--backend", "poll", "--json"][..], &args].concat(),
+        DEADLINE,
+    );
     assert!(output.status.success(), "{output:?}");
     assert_eq!(json_report(&output)["ok"], 1200);
 }
@@ -64,7 +84,16 @@ fn writes_a_timeline_with_one_lane_per_slot() {
     let path_arg = path.to_string_lossy().into_owned();
     let output = run_bin(
         BIN,
-        &["--items", "30", "--conns", "3", "--latency", "1ms", "--timeline", &path_arg],
+        &[
+            "--items",
+            "30",
+            "--conns",
+            "3",
+            "--latency",
+            "1ms",
+            "--timeline",
+            &path_arg,
+        ],
         DEADLINE,
     );
     assert!(output.status.success(), "{output:?}");

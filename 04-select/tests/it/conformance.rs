@@ -57,7 +57,10 @@ fn nak_and_ko_keep_the_connection() {
     };
     for backend in Backend::ALL {
         let execution = assert_run_conforms(&Select { backend }, &settings);
-        assert!(execution.report.failed > 0, "{backend}: faults were injected");
+        assert!(
+            execution.report.failed > 0,
+            "{backend}: faults were injected"
+        );
         assert_eq!(
             execution.report.stage_stats["pool"], "4 connections opened, 0 broke",
             "{backend}"

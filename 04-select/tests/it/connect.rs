@@ -60,7 +60,13 @@ fn an_unreachable_server_fails_every_item_and_loses_none() {
         items: 10,
         ..quick_settings()
     };
-    let execution = execute(&Select { backend: Backend::Poll }, &settings).expect("a run");
+    let execution = execute(
+        &Select {
+            backend: Backend::Poll,
+        },
+        &settings,
+    )
+    .expect("a run");
     assert_eq!(execution.report.lost, 0);
     assert_eq!(execution.report.errors.get("refused"), Some(&10));
 }

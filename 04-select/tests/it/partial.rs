@@ -67,7 +67,11 @@ fn two_lines_in_one_segment_are_both_used() {
         let done = run_pool(backend, server.addr, 1, Phases::Two, work.clone());
         server.finish();
         assert_eq!(done.len(), 1, "{backend}");
-        assert_eq!(done[0].0.outcome, Ok(work[0].expected_result()), "{backend}");
+        assert_eq!(
+            done[0].0.outcome,
+            Ok(work[0].expected_result()),
+            "{backend}"
+        );
     }
 }
 
@@ -138,7 +142,9 @@ fn seed_style_read_one_line_each(streams: &[TcpStream]) -> Vec<Instant> {
             let line = framer.read_line(&mut &streams[i]).expect("a line");
             assert!(line.is_some());
             finished[i] = Some(Instant::now());
-            selector.delete(streams[i].as_fd()).expect("registered above");
+            selector
+                .delete(streams[i].as_fd())
+                .expect("registered above");
         }
     }
     finished.into_iter().flatten().collect()

@@ -49,7 +49,8 @@ fn dispose_returns_at_its_timeout_and_drain_when_nothing_is_left() {
         // handed (after the handshakes' events, at most), never late.
         let start = Instant::now();
         while start.elapsed() < Duration::from_millis(10) {
-            pool.dispose(Some(Duration::from_millis(10))).expect("dispose");
+            pool.dispose(Some(Duration::from_millis(10)))
+                .expect("dispose");
         }
         assert!(start.elapsed() < SLOW, "{backend}: dispose overslept");
         assert!(done.borrow().is_empty(), "{backend}");
@@ -80,14 +81,31 @@ fn a_full_pool_waits_for_the_first_free_slot_not_the_oldest() {
             .expect("a latency spec")
             .sample(1, id, testbed::protocol::Phase::Get)
     };
-    let slow = work.iter().find(|i| latency(i.id) > SLOW).expect("a slow item").clone();
-    let fast: Vec<_> = work.iter().filter(|i| latency(i.id) < SLOW).take(2).cloned().collect();
+    let slow = work
+        .iter()
+        .find(|i| latency(i.id) > SLOW)
+        .expect("a slow item")
+        .clone();
+    let fast: Vec<_> = work
+        .iter()
+        .filter(|i| latency(i.id) < SLOW)
+        .take(2)
+        .cloned()
+        .collect();
     let order = vec![slow.clone(), fast[0].clone(), fast[1].clone()];
     let done = crate::util::run_pool(Backend::Epoll, server.addr(), 2, Phases::One, order);
     server.shutdown();
-    let finished = |id| done.iter().find(|(c, _)| c.item == id).map(|(c, t)| (c.slot, *t)).expect("done");
+    let finished = |id| {
+        done.iter()
+            .find(|(c, _)| c.item == id)
+            .map(|(c, t)| (c.slot, *t))
+            .expect("done")
+    };
     let (slow_slot, slow_at) = finished(slow.id);
     let (third_slot, third_at) = finished(fast[1].id);
     assert_ne!(slow_slot, third_slot, "the third item took the free slot");
-    assert!(third_at < slow_at, "the third item did not wait behind the slow one");
+    assert!(
+        third_at < slow_at,
+        "the third item did not wait behind the slow one"
+    );
 }

@@ -34,8 +34,15 @@ fn an_idle_wait_lasts_its_timeout_and_reports_nothing() -> io::Result<()> {
         let mut selector = Selector::new(backend)?;
         selector.add(a.as_fd(), Token(7), Interest::Read)?;
         let start = Instant::now();
-        assert_eq!(wait(&mut selector, Duration::from_millis(30))?, vec![], "{backend}");
-        assert!(start.elapsed() >= Duration::from_millis(30), "{backend}: woke early");
+        assert_eq!(
+            wait(&mut selector, Duration::from_millis(30))?,
+            vec![],
+            "{backend}"
+        );
+        assert!(
+            start.elapsed() >= Duration::from_millis(30),
+            "{backend}: woke early"
+        );
     }
     Ok(())
 }
@@ -65,7 +72,11 @@ fn level_triggered_backends_repeat_and_edge_triggered_epoll_does_not() -> io::Re
         let mut selector = Selector::new(backend)?;
         selector.add(a.as_fd(), Token(1), Interest::Read)?;
         b.write_all(b"200 0000000000000001\n")?;
-        assert_eq!(wait(&mut selector, Duration::from_secs(5))?.len(), 1, "{backend}");
+        assert_eq!(
+            wait(&mut selector, Duration::from_secs(5))?.len(),
+            1,
+            "{backend}"
+        );
         // Read only part of what arrived, as a careless reader would.
         let mut two = [0u8; 2];
         a.read_exact(&mut two)?;
@@ -88,7 +99,10 @@ fn write_interest_reports_room_in_the_send_buffer() -> io::Result<()> {
         let mut selector = Selector::new(backend)?;
         selector.add(a.as_fd(), Token(3), Interest::Write)?;
         let events = wait(&mut selector, Duration::from_secs(5))?;
-        assert!(events.len() == 1 && events[0].writable, "{backend}: {events:?}");
+        assert!(
+            events.len() == 1 && events[0].writable,
+            "{backend}: {events:?}"
+        );
         // Back to reading only: an idle socket is not news any more.
         selector.modify(a.as_fd(), Token(3), Interest::Read)?;
         assert_eq!(wait(&mut selector, Duration::ZERO)?, vec![], "{backend}");

@@ -38,7 +38,9 @@ impl FakeServer {
         F: Fn(usize, TcpStream) -> io::Result<()> + Send + Sync + Clone + 'static,
     {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        let addr = listener.local_addr().expect("a bound listener has an address");
+        let addr = listener
+            .local_addr()
+            .expect("a bound listener has an address");
         let accept = thread::spawn(move || {
             let mut sessions = Vec::new();
             for index in 0..conns {
@@ -52,7 +54,10 @@ impl FakeServer {
             }
             sessions
                 .into_iter()
-                .map(|s| s.join().unwrap_or_else(|_| Err(io::Error::other("script panicked"))))
+                .map(|s| {
+                    s.join()
+                        .unwrap_or_else(|_| Err(io::Error::other("script panicked")))
+                })
                 .collect()
         });
         FakeServer {

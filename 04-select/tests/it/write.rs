@@ -6,9 +6,9 @@ use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::time::Instant;
 
+use select::Selector;
 use select::connection::Connection;
 use select::event::{Event, Interest, Token};
-use select::Selector;
 use testbed::protocol::{ItemId, Payload, Request};
 
 use crate::util::{DEADLINE, backends};
@@ -30,7 +30,8 @@ fn a_full_send_buffer_queues_the_rest_until_writable() {
         let request = Request::Get(ItemId(7), Payload::new("x".repeat(500)).expect("payload"));
         let mut sent = 0;
         while conn.queued() == 0 && sent < MAX_LINES {
-            conn.send_line(&request).expect("a send never fails for a full buffer");
+            conn.send_line(&request)
+                .expect("a send never fails for a full buffer");
             sent += 1;
         }
         assert!(conn.queued() > 0, "{backend}: {sent} lines all fitted");
@@ -40,14 +41,23 @@ fn a_full_send_buffer_queues_the_rest_until_writable() {
         let expected = request.to_string();
         let reader = std::thread::spawn(move || {
             let lines = BufReader::new(peer).lines().take(sent);
-            lines.map(|l| l.expect("a line") == expected).filter(|&ok| ok).count()
+            lines
+                .map(|l| l.expect("a line") == expected)
+                .filter(|&ok| ok)
+                .count()
         });
         let mut selector = Selector::new(backend).expect("a selector");
-        selector.add(conn.fd(), Token(0), conn.interest()).expect("register");
+        selector
+            .add(conn.fd(), Token(0), conn.interest())
+            .expect("register");
         let mut events: Vec<Event> = Vec::new();
         let start = Instant::now();
         while conn.queued() > 0 {
-            assert!(start.elapsed() < DEADLINE, "{backend}: stuck with {} bytes", conn.queued());
+            assert!(
+                start.elapsed() < DEADLINE,
+                "{backend}: stuck with {} bytes",
+                conn.queued()
+            );
             selector.wait(&mut events, Some(DEADLINE)).expect("wait");
             for event in &events {
                 conn.on_ready(event).expect("the peer is reading");
@@ -55,6 +65,10 @@ fn a_full_send_buffer_queues_the_rest_until_writable() {
         }
         selector.delete(conn.fd()).expect("registered");
         drop(conn);
-        assert_eq!(reader.join().expect("the reader"), sent, "{backend}: every line intact, in order");
+        assert_eq!(
+            reader.join().expect("the reader"),
+            sent,
+            "{backend}: every line intact, in order"
+        );
     }
 }

@@ -196,7 +196,10 @@ mod tests {
                 let _ = peer.write_all(b"OK\n200 0000000000000001\n");
                 // Dropping `peer` closes the connection.
             });
-            let log: Vec<_> = run_bounded(event_loop).into_iter().map(|(h, _)| h).collect();
+            let log: Vec<_> = run_bounded(event_loop)
+                .into_iter()
+                .map(|(h, _)| h)
+                .collect();
             assert_eq!(
                 log,
                 [
