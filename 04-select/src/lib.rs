@@ -15,7 +15,8 @@
 //! - [`selector`]: the contract, and the run-time choice between three
 //!   backends with the same API, [`select`], [`poll`] and [`epoll`], each
 //!   a `Poller` in its own file (the only `unsafe` code is in the first
-//!   two, and [`sys`] holds the two rules every system call follows);
+//!   two, which keep their list of descriptors in an [`interest_list`],
+//!   and [`sys`] holds the two rules every system call follows);
 //! - [`outbox`] and [`connection`]: one non-blocking connection (read what
 //!   is there, queue what does not fit, a `connect` that finishes later);
 //! - [`exchange`]: one item's conversation as a state machine;
@@ -34,6 +35,7 @@ pub mod connection;
 pub mod epoll;
 pub mod event;
 pub mod exchange;
+pub mod interest_list;
 pub mod outbox;
 #[allow(unsafe_code)] // The lesson is the system call: libc::poll.
 pub mod poll;

@@ -12,12 +12,12 @@
 //! Not here: the shared contract (see [`crate::selector::Selector`]); the
 //! other backends (`select.rs`, `epoll.rs`).
 
-use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
+use std::os::fd::BorrowedFd;
 use std::time::Duration;
 
 use crate::event::{Event, Interest, Token};
+use crate::interest_list::InterestList;
 use crate::sys::{retry_interrupted, syscall, timeout_ms};
 
 // ANCHOR: poller
@@ -27,13 +27,13 @@ use crate::sys::{retry_interrupted, syscall, timeout_ms};
 #[derive(Debug, Default)]
 pub struct Poller {
     /// What to watch, by descriptor.
-    registered: BTreeMap<RawFd, (Token, Interest)>,
+    registered: InterestList,
     /// The array handed to the kernel, rebuilt from `registered` when it
     /// changed. `tokens[i]` belongs to `pollfds[i]`.
     pollfds: Vec<libc::pollfd>,
     tokens: Vec<Token>,
-    /// `registered` changed since `pollfds` was built.
-    stale: bool,
+    /// The `registered` generation `pollfds` was built from.
+    built: Option<u64>,
 }
 // ANCHOR_END: poller
 
@@ -46,15 +46,7 @@ impl Poller {
 
     /// Starts watching `fd`. Any descriptor number works.
     pub fn add(&mut self, fd: BorrowedFd<'_>, token: Token, interest: Interest) -> io::Result<()> {
-        let fd = fd.as_raw_fd();
-        if self.registered.insert(fd, (token, interest)).is_some() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("descriptor {fd} is already registered"),
-            ));
-        }
-        self.stale = true;
-        Ok(())
+        self.registered.add(fd, token, interest)
     }
 
     /// Changes what `fd` is watched for (no system call).
@@ -64,25 +56,12 @@ impl Poller {
         token: Token,
         interest: Interest,
     ) -> io::Result<()> {
-        match self.registered.get_mut(&fd.as_raw_fd()) {
-            Some(entry) => {
-                *entry = (token, interest);
-                self.stale = true;
-                Ok(())
-            }
-            None => Err(not_registered(fd.as_raw_fd())),
-        }
+        self.registered.modify(fd, token, interest)
     }
 
     /// Stops watching `fd`. Call it before closing the descriptor.
     pub fn delete(&mut self, fd: BorrowedFd<'_>) -> io::Result<()> {
-        match self.registered.remove(&fd.as_raw_fd()) {
-            Some(_) => {
-                self.stale = true;
-                Ok(())
-            }
-            None => Err(not_registered(fd.as_raw_fd())),
-        }
+        self.registered.delete(fd)
     }
 
     // ANCHOR: wait
@@ -91,7 +70,7 @@ impl Poller {
     /// first; empty after a timeout).
     pub fn wait(&mut self, events: &mut Vec<Event>, timeout: Option<Duration>) -> io::Result<()> {
         events.clear();
-        if self.stale {
+        if self.built != Some(self.registered.generation()) {
             self.rebuild();
         }
         let pollfds = &mut self.pollfds;
@@ -134,7 +113,7 @@ impl Poller {
     fn rebuild(&mut self) {
         self.pollfds.clear();
         self.tokens.clear();
-        for (&fd, &(token, interest)) in &self.registered {
+        for (fd, token, interest) in self.registered.iter() {
             let mut wanted = 0;
             if interest.is_readable() {
                 wanted |= libc::POLLIN;
@@ -149,13 +128,6 @@ impl Poller {
             });
             self.tokens.push(token);
         }
-        self.stale = false;
+        self.built = Some(self.registered.generation());
     }
-}
-
-fn not_registered(fd: RawFd) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::NotFound,
-        format!("descriptor {fd} is not registered"),
-    )
 }

@@ -25,13 +25,13 @@
 //! Not here: the shared contract (see [`crate::selector::Selector`]); the
 //! other backends (`poll.rs`, `epoll.rs`).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::time::Duration;
 
 use crate::event::{Event, Interest, Token};
+use crate::interest_list::InterestList;
 use crate::sys::{retry_interrupted, syscall};
 
 /// How many descriptors an `fd_set` can hold: `0..FD_SETSIZE`. Fixed when
@@ -79,7 +79,7 @@ pub struct Poller {
     ///
     /// Every descriptor here is below [`FD_SETSIZE`]: [`Poller::add`]
     /// refuses the others, so [`FdSet::insert`] is never called with one.
-    registered: BTreeMap<RawFd, (Token, Interest)>,
+    registered: InterestList,
 }
 
 impl Poller {
@@ -92,20 +92,14 @@ impl Poller {
     /// Starts watching `fd`; refuses a descriptor at or above `FD_SETSIZE`
     /// with [`FdTooHigh`], before touching any `fd_set`.
     pub fn add(&mut self, fd: BorrowedFd<'_>, token: Token, interest: Interest) -> io::Result<()> {
-        let fd = fd.as_raw_fd();
-        if usize::try_from(fd).map_or(true, |fd| fd >= FD_SETSIZE) {
+        let raw = fd.as_raw_fd();
+        if usize::try_from(raw).map_or(true, |raw| raw >= FD_SETSIZE) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                FdTooHigh { fd },
+                FdTooHigh { fd: raw },
             ));
         }
-        if self.registered.insert(fd, (token, interest)).is_some() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("descriptor {fd} is already registered"),
-            ));
-        }
-        Ok(())
+        self.registered.add(fd, token, interest)
     }
     // ANCHOR_END: poller
 
@@ -117,21 +111,12 @@ impl Poller {
         token: Token,
         interest: Interest,
     ) -> io::Result<()> {
-        match self.registered.get_mut(&fd.as_raw_fd()) {
-            Some(entry) => {
-                *entry = (token, interest);
-                Ok(())
-            }
-            None => Err(not_registered(fd.as_raw_fd())),
-        }
+        self.registered.modify(fd, token, interest)
     }
 
     /// Stops watching `fd`. Call it before closing the descriptor.
     pub fn delete(&mut self, fd: BorrowedFd<'_>) -> io::Result<()> {
-        match self.registered.remove(&fd.as_raw_fd()) {
-            Some(_) => Ok(()),
-            None => Err(not_registered(fd.as_raw_fd())),
-        }
+        self.registered.delete(fd)
     }
 
     // ANCHOR: wait
@@ -140,7 +125,7 @@ impl Poller {
     /// first; empty after a timeout).
     pub fn wait(&mut self, events: &mut Vec<Event>, timeout: Option<Duration>) -> io::Result<()> {
         events.clear();
-        let nfds = self.registered.keys().next_back().map_or(0, |&fd| fd + 1);
+        let nfds = self.registered.max_fd().map_or(0, |fd| fd + 1);
         let mut readers = FdSet::new();
         let mut writers = FdSet::new();
         retry_interrupted(timeout, |left| {
@@ -148,7 +133,7 @@ impl Poller {
             // undefined after an error), so they are rebuilt for every call.
             readers = FdSet::new();
             writers = FdSet::new();
-            for (&fd, &(_, interest)) in &self.registered {
+            for (fd, _, interest) in self.registered.iter() {
                 if interest.is_readable() {
                     readers.insert(fd);
                 }
@@ -178,7 +163,7 @@ impl Poller {
             })
         })?;
         // The kernel says *which* bits are set, not where: test them all.
-        for (&fd, &(token, _)) in &self.registered {
+        for (fd, token, _) in self.registered.iter() {
             let readable = readers.contains(fd);
             let writable = writers.contains(fd);
             if readable || writable {
@@ -192,13 +177,6 @@ impl Poller {
         Ok(())
     }
     // ANCHOR_END: wait
-}
-
-fn not_registered(fd: RawFd) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::NotFound,
-        format!("descriptor {fd} is not registered"),
-    )
 }
 
 /// A safe face on libc's `fd_set` bitmap for descriptors below
