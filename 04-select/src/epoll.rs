@@ -33,9 +33,16 @@ use crate::sys::retry_interrupted;
 const EVENTS_CAPACITY: usize = 1024;
 
 // ANCHOR: poller
-/// A selector over epoll (mio). Edge-triggered; see
-/// [`Selector`](crate::selector::Selector) for the contract shared by all
-/// three backends.
+/// A selector over epoll (mio).
+///
+/// - **Edge-triggered**: a descriptor is reported once each time it *becomes* ready; read or write until `WouldBlock` before waiting again.
+/// - A signal during a wait (`EINTR`) is retried with the time left; `wait`
+///   never returns `Interrupted`.
+/// - Readiness is only a hint: the read or write it announces may still
+///   return `WouldBlock`, or do only part of the work.
+///
+/// [`Selector`](crate::selector::Selector) documents the contract shared by
+/// all three backends.
 pub struct Poller {
     poll: mio::Poll,
     events: mio::Events,

@@ -21,9 +21,16 @@ use crate::interest_list::InterestList;
 use crate::sys::{retry_interrupted, syscall, timeout_ms};
 
 // ANCHOR: poller
-/// A selector over `poll(2)`. Level-triggered; see
-/// [`Selector`](crate::selector::Selector) for the contract shared by all
-/// three backends.
+/// A selector over `poll(2)`.
+///
+/// - **Level-triggered**: a descriptor is reported by every wait for as long as it is ready.
+/// - A signal during a wait (`EINTR`) is retried with the time left; `wait`
+///   never returns `Interrupted`.
+/// - Readiness is only a hint: the read or write it announces may still
+///   return `WouldBlock`, or do only part of the work.
+///
+/// [`Selector`](crate::selector::Selector) documents the contract shared by
+/// all three backends.
 #[derive(Debug, Default)]
 pub struct Poller {
     /// What to watch, by descriptor.

@@ -68,9 +68,16 @@ pub fn is_fd_too_high(error: &io::Error) -> bool {
 }
 
 // ANCHOR: poller
-/// A selector over `select(2)`. Level-triggered; see
-/// [`Selector`](crate::selector::Selector) for the contract shared by all
-/// three backends.
+/// A selector over `select(2)`.
+///
+/// - **Level-triggered**: a descriptor is reported by every wait for as long as it is ready.
+/// - A signal during a wait (`EINTR`) is retried with the time left; `wait`
+///   never returns `Interrupted`.
+/// - Readiness is only a hint: the read or write it announces may still
+///   return `WouldBlock`, or do only part of the work. Descriptors at or above [`FD_SETSIZE`] are refused.
+///
+/// [`Selector`](crate::selector::Selector) documents the contract shared by
+/// all three backends.
 #[derive(Debug, Default)]
 pub struct Poller {
     /// What to watch, by descriptor.
