@@ -109,3 +109,49 @@ fn write_interest_reports_room_in_the_send_buffer() -> io::Result<()> {
     }
     Ok(())
 }
+
+/// Does nothing: its only effect is that a blocked system call returns
+/// `EINTR` when SIGUSR1 arrives.
+extern "C" fn ignore_signal(_: libc::c_int) {}
+
+#[test]
+fn a_signal_neither_ends_a_wait_early_nor_reaches_the_caller() -> io::Result<()> {
+    // SAFETY: `sigaction` with a zeroed struct, an empty mask and a handler
+    // that does nothing (so it is async-signal-safe). No `SA_RESTART`: the
+    // kernel must interrupt the wait, which is the point of the test.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = ignore_signal as *const () as libc::sighandler_t;
+        libc::sigemptyset(&mut action.sa_mask);
+        assert_eq!(
+            libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut()),
+            0
+        );
+    }
+    const WAIT: Duration = Duration::from_millis(80);
+    for backend in backends() {
+        let (a, _b) = pair()?;
+        let (thread_tx, thread_rx) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || -> io::Result<(Vec<Event>, Duration)> {
+            let mut selector = Selector::new(backend)?;
+            selector.add(a.as_fd(), Token(0), Interest::Read)?;
+            // SAFETY: `pthread_self` has no preconditions.
+            let _ = thread_tx.send(unsafe { libc::pthread_self() });
+            let start = Instant::now();
+            let events = wait(&mut selector, WAIT)?;
+            Ok((events, start.elapsed()))
+        });
+        let thread = thread_rx.recv().expect("the waiter says who it is");
+        // Several signals during the wait, not just one.
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(10));
+            // SAFETY: `thread` is the waiter, which is still running: it
+            // cannot finish before its 80 ms wait does.
+            unsafe { libc::pthread_kill(thread, libc::SIGUSR1) };
+        }
+        let (events, waited) = waiter.join().expect("the waiter does not panic")?;
+        assert_eq!(events, vec![], "{backend}");
+        assert!(waited >= WAIT, "{backend}: woke after {waited:?}");
+    }
+    Ok(())
+}
