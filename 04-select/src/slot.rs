@@ -124,6 +124,11 @@ impl<T> Slot<T> {
         self.last_active
     }
 
+    /// The item in flight, if any.
+    pub fn item(&self) -> Option<&Item> {
+        self.job.as_ref().map(|(exchange, _)| exchange.item())
+    }
+
     /// The connection, for inspection.
     pub fn connection(&self) -> &Connection {
         &self.conn
@@ -235,8 +240,11 @@ impl<T> Slot<T> {
         }
     }
 
-    /// The connection is unusable: the item in flight, if any, fails.
-    fn fail(&mut self, failure: Failure) -> Turn<T> {
+    /// Gives up on the connection: the item in flight, if any, fails with
+    /// `failure`, and the turn says the slot is dead (close it). Stage 4
+    /// calls this on I/O errors; a pool with deadlines calls it when one
+    /// passes (a read timeout).
+    pub fn fail(&mut self, failure: Failure) -> Turn<T> {
         self.fail_with(None, failure)
     }
 
