@@ -95,6 +95,30 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// However the socket takes the bytes (a few at a time, nothing for
+        /// a while), what arrives is exactly what was pushed, in order.
+        #[test]
+        fn bytes_leave_in_order_whatever_the_socket_takes(
+            pushes in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..50), 0..20),
+            rooms in proptest::collection::vec(0usize..40, 1..50),
+        ) {
+            let mut outbox = Outbox::new();
+            let mut sink = Tight { taken: Vec::new(), room: 0 };
+            let mut rooms = rooms.into_iter().cycle();
+            for bytes in &pushes {
+                outbox.push(bytes);
+                sink.room = rooms.next().unwrap_or(0);
+                outbox.flush_to(&mut sink).expect("WouldBlock is not an error");
+            }
+            while !outbox.is_empty() {
+                sink.room = rooms.next().unwrap_or(0).max(1);
+                outbox.flush_to(&mut sink).expect("WouldBlock is not an error");
+            }
+            proptest::prop_assert_eq!(sink.taken, pushes.concat());
+        }
+    }
+
     #[test]
     fn what_the_sink_refuses_stays_queued_in_order() {
         let mut outbox = Outbox::new();

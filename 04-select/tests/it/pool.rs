@@ -109,3 +109,171 @@ fn a_full_pool_waits_for_the_first_free_slot_not_the_oldest() {
         "the third item did not wait behind the slow one"
     );
 }
+
+mod invariants {
+    //! The pool's invariants under any mix of server behaviour: every item
+    //! is reported exactly once, with the outcome the server forced, and
+    //! the pool never holds more connections than its size.
+
+    use std::collections::BTreeMap;
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::thread;
+
+    use proptest::prelude::*;
+    use select::Backend;
+    use testbed::conn::Conn;
+    use testbed::outcome::ErrorKind;
+    use testbed::protocol::{Phases, Reply};
+    use testbed::workload::items;
+
+    use crate::util::{correct_reply, read_request, run_pool};
+
+    /// What the scripted server does with one request line.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Act {
+        /// The right answer, written in `pieces` separate writes.
+        Answer { pieces: usize },
+        /// `NAK` to a `HEAD`, `500` to a `BODY`.
+        Refuse,
+        /// Close the connection instead of answering.
+        Close,
+        /// A line with a byte that is not printable, then close.
+        Garbage,
+    }
+
+    fn act() -> impl Strategy<Value = Act> {
+        prop_oneof![
+            4 => (1usize..6).prop_map(|pieces| Act::Answer { pieces }),
+            1 => Just(Act::Refuse),
+            1 => Just(Act::Close),
+            1 => Just(Act::Garbage),
+        ]
+    }
+
+    /// The outcome kind the client must report for an item's two acts.
+    fn expected(head: Act, body: Act) -> Option<ErrorKind> {
+        let kind = |act, refusal| match act {
+            Act::Answer { .. } => None,
+            Act::Refuse => Some(refusal),
+            Act::Close => Some(ErrorKind::Closed),
+            Act::Garbage => Some(ErrorKind::Protocol),
+        };
+        kind(head, ErrorKind::Nak).or_else(|| kind(body, ErrorKind::Ko))
+    }
+
+    /// Serves every connection until told to stop, acting as `acts` says.
+    fn serve(
+        listener: TcpListener,
+        acts: Arc<BTreeMap<(u64, bool), Act>>,
+        stop: Arc<AtomicBool>,
+        open: Arc<AtomicUsize>,
+        peak: Arc<Mutex<usize>>,
+    ) {
+        for stream in listener.incoming() {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(stream) = stream else { continue };
+            let now = open.fetch_add(1, Ordering::SeqCst) + 1;
+            {
+                let mut peak = peak.lock().expect("no panics while held");
+                *peak = (*peak).max(now);
+            }
+            let (acts, open) = (acts.clone(), open.clone());
+            thread::spawn(move || {
+                let _ = stream.set_read_timeout(Some(crate::util::PEER_TIMEOUT));
+                let _ = stream.set_nodelay(true);
+                session(&stream, &acts);
+                // Counted out *before* the close reaches the client, so a
+                // replacement connection never overlaps this one's count.
+                open.fetch_sub(1, Ordering::SeqCst);
+                drop(stream);
+            });
+        }
+    }
+
+    fn session(stream: &TcpStream, acts: &BTreeMap<(u64, bool), Act>) {
+        let mut conn = Conn::new(stream);
+        while let Ok(Some(request)) = read_request(&mut conn) {
+            let Some((id, phase)) = request.phase() else {
+                return;
+            };
+            let is_head = phase == testbed::protocol::Phase::Head;
+            let act = acts
+                .get(&(id.0, is_head))
+                .copied()
+                .unwrap_or(Act::Answer { pieces: 1 });
+            let line = match act {
+                Act::Answer { .. } => format!("{}\n", correct_reply(&request)),
+                Act::Refuse if is_head => format!("{}\n", Reply::Nak("no".into())),
+                Act::Refuse => format!("{}\n", Reply::Failure("ko".into())),
+                Act::Close => return,
+                Act::Garbage => "200 \x01\n".to_owned(),
+            };
+            let pieces = match act {
+                Act::Answer { pieces } => pieces,
+                _ => 1,
+            };
+            let size = line.len().div_ceil(pieces);
+            for piece in line.as_bytes().chunks(size) {
+                if (&*stream).write_all(piece).is_err() {
+                    return;
+                }
+            }
+            if act == Act::Garbage {
+                return;
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+        #[test]
+        fn every_item_once_with_the_forced_outcome(
+            script in proptest::collection::vec((act(), act()), 1..25),
+            size in 1usize..5,
+            backend in proptest::sample::select(Backend::ALL.to_vec()),
+        ) {
+            let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+            let addr = listener.local_addr().expect("addr");
+            let mut acts = BTreeMap::new();
+            for (i, &(head, body)) in script.iter().enumerate() {
+                acts.insert((i as u64, true), head);
+                acts.insert((i as u64, false), body);
+            }
+            let stop = Arc::new(AtomicBool::new(false));
+            let open = Arc::new(AtomicUsize::new(0));
+            let peak = Arc::new(Mutex::new(0));
+            let server = {
+                let (acts, stop, open, peak) = (Arc::new(acts), stop.clone(), open, peak.clone());
+                thread::spawn(move || serve(listener, acts, stop, open, peak))
+            };
+
+            let work = items(script.len(), 1);
+            let done = run_pool(backend, addr, size, Phases::Two, work.clone());
+
+            stop.store(true, Ordering::SeqCst);
+            let _ = TcpStream::connect(addr); // Wakes the accept loop.
+            server.join().expect("the server thread");
+
+            prop_assert_eq!(done.len(), work.len(), "every item reported");
+            let mut seen = std::collections::BTreeSet::new();
+            for (completion, _) in &done {
+                prop_assert!(seen.insert(completion.item), "reported twice: {:?}", completion.item);
+                let i = completion.item.0 as usize;
+                let (head, body) = script[i];
+                let got = completion.outcome.as_ref().map_err(|f| f.kind).err();
+                prop_assert_eq!(got, expected(head, body), "item {} ({:?}, {:?})", i, head, body);
+                if got.is_none() {
+                    prop_assert_eq!(completion.outcome.clone(), Ok(work[i].expected_result()));
+                }
+                prop_assert!(completion.slot.0 < size);
+            }
+            prop_assert!(*peak.lock().expect("no panics while held") <= size);
+        }
+    }
+}
