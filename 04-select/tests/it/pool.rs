@@ -186,47 +186,49 @@ mod invariants {
             thread::spawn(move || {
                 let _ = stream.set_read_timeout(Some(crate::util::PEER_TIMEOUT));
                 let _ = stream.set_nodelay(true);
-                session(&stream, &acts);
-                // Counted out *before* the close reaches the client, so a
-                // replacement connection never overlaps this one's count.
-                open.fetch_sub(1, Ordering::SeqCst);
+                // Counted out *before* the client can see the end of the
+                // conversation, so a replacement never overlaps this count.
+                let leave = || {
+                    open.fetch_sub(1, Ordering::SeqCst);
+                };
+                session(&stream, &acts, &leave);
                 drop(stream);
             });
         }
     }
 
-    fn session(stream: &TcpStream, acts: &BTreeMap<(u64, bool), Act>) {
+    /// One connection; calls `leave` exactly once, before the client can
+    /// tell that the connection is over.
+    fn session(stream: &TcpStream, acts: &BTreeMap<(u64, bool), Act>, leave: &dyn Fn()) {
         let mut conn = Conn::new(stream);
         while let Ok(Some(request)) = read_request(&mut conn) {
             let Some((id, phase)) = request.phase() else {
-                return;
+                break;
             };
             let is_head = phase == testbed::protocol::Phase::Head;
             let act = acts
                 .get(&(id.0, is_head))
                 .copied()
                 .unwrap_or(Act::Answer { pieces: 1 });
-            let line = match act {
-                Act::Answer { .. } => format!("{}\n", correct_reply(&request)),
-                Act::Refuse if is_head => format!("{}\n", Reply::Nak("no".into())),
-                Act::Refuse => format!("{}\n", Reply::Failure("ko".into())),
-                Act::Close => return,
-                Act::Garbage => "200 \x01\n".to_owned(),
-            };
-            let pieces = match act {
-                Act::Answer { pieces } => pieces,
-                _ => 1,
+            let (line, pieces) = match act {
+                Act::Answer { pieces } => (format!("{}\n", correct_reply(&request)), pieces),
+                Act::Refuse if is_head => (format!("{}\n", Reply::Nak("no".into())), 1),
+                Act::Refuse => (format!("{}\n", Reply::Failure("ko".into())), 1),
+                Act::Close => break,
+                Act::Garbage => {
+                    leave();
+                    let _ = (&*stream).write_all(b"200 \x01\n");
+                    return;
+                }
             };
             let size = line.len().div_ceil(pieces);
             for piece in line.as_bytes().chunks(size) {
                 if (&*stream).write_all(piece).is_err() {
-                    return;
+                    break;
                 }
             }
-            if act == Act::Garbage {
-                return;
-            }
         }
+        leave();
     }
 
     proptest! {
