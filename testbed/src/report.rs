@@ -376,7 +376,11 @@ impl fmt::Display for Report {
             self.conns, self.db_connections
         )?;
         for (key, value) in &self.stage_stats {
-            writeln!(f, "  {key:<12} {value}")?;
+            // A text figure prints as text, not as a quoted JSON string.
+            match value {
+                serde_json::Value::String(text) => writeln!(f, "  {key:<12} {text}")?,
+                other => writeln!(f, "  {key:<12} {other}")?,
+            }
         }
         for note in &self.notes {
             writeln!(f, "  note: {note}")?;

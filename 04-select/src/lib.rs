@@ -1,0 +1,166 @@
+//! Stage 4: one thread waits on every connection at once.
+//!
+//! Stage 3 keeps N connections busy from one process, but it *visits* them
+//! in a fixed order: when the connection it waits on is slow, replies that
+//! already arrived on the others sit unread. The seed article's answer is
+//! to ask the kernel "which of these are ready?" with `select(2)` (Perl's
+//! `IO::Select`) and to serve whichever is: a pool of connections with one
+//! waiting point, the shape of every event loop since.
+//!
+//! # Layout
+//!
+//! Read in this order:
+//!
+//! - [`event`]: the shared vocabulary (`Token`, `Interest`, `Event`);
+//! - [`selector`]: the contract, and the run-time choice between three
+//!   backends with the same API, [`select`], [`poll`] and [`epoll`], each
+//!   a `Poller` in its own file (the only `unsafe` code is in the first
+//!   two, which keep their list of descriptors in an [`interest_list`],
+//!   and [`sys`] holds the two rules every system call follows);
+//! - [`outbox`] and [`connection`]: one non-blocking connection (read what
+//!   is there, queue what does not fit, a `connect` that finishes later);
+//! - [`exchange`]: one item's conversation as a state machine;
+//! - [`slot`]: a connection carrying one item, turning events into progress;
+//! - [`pool`]: the seed's `Pool`, its loop and its policy;
+//! - this file: the stage, which feeds every item to the pool and records
+//!   each outcome from its callback.
+//!
+//! Not here: timeouts of any kind (stage 5, which builds on [`slot`],
+//! [`connection`] and [`selector`]), and threads: everything here runs on
+//! the caller's thread.
+
+#![deny(unsafe_code)]
+
+pub mod connection;
+pub mod epoll;
+pub mod event;
+pub mod exchange;
+pub mod interest_list;
+pub mod outbox;
+#[allow(unsafe_code)] // The lesson is the system call: libc::poll.
+pub mod poll;
+pub mod pool;
+#[allow(unsafe_code)] // The lesson is the system call: libc::select, FD_SET.
+pub mod select;
+pub mod selector;
+pub mod slot;
+pub mod sys;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use testbed::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::store::{Lane, StoreError};
+
+use crate::pool::{Completion, Pool, PoolConfig};
+pub use crate::selector::{Backend, Selector};
+
+/// The select stage: a pool of `--conns` connections on one selector.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Select {
+    /// Which system call waits (`--backend`).
+    pub backend: Backend,
+}
+
+impl Stage for Select {
+    fn name(&self) -> String {
+        "select".into()
+    }
+
+    /// No: a pool with read timeouts is stage 5 (05-pool).
+    fn supports_read_timeout(&self) -> bool {
+        false
+    }
+
+    fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
+        // ANCHOR: run
+        let store = RefCell::new(scenario.open_store()?);
+        // A callback cannot return an error to the loop that called it, so
+        // the first database error is parked here and checked after each
+        // submit: the price of callbacks.
+        let failed: RefCell<Option<StoreError>> = RefCell::new(None);
+        let record = |done: Completion| {
+            let lane = Lane(u32::try_from(done.slot.0).unwrap_or(u32::MAX));
+            let stored = store
+                .borrow_mut()
+                .record(done.item, lane, done.started, &done.outcome);
+            if let Err(e) = stored {
+                failed.borrow_mut().get_or_insert(e);
+            }
+        };
+        let config = PoolConfig {
+            server: scenario.server,
+            size: scenario.conns,
+            phases: scenario.phases,
+        };
+        let mut pool = Pool::new(Selector::new(self.backend)?, config);
+        for item in &scenario.items {
+            pool.submit(item.clone(), Box::new(record))
+                .map_err(|e| pool_error(e, self.backend))?;
+            if let Some(e) = failed.borrow_mut().take() {
+                return Err(e.into());
+            }
+        }
+        pool.close().map_err(|e| pool_error(e, self.backend))?;
+        if let Some(e) = failed.borrow_mut().take() {
+            return Err(e.into());
+        }
+        // ANCHOR_END: run
+        Ok(run_stats(&pool, scenario))
+    }
+}
+
+/// `select(2)` refusing a descriptor is a limit of the backend, not a bug:
+/// the run stops with a message that names `FD_SETSIZE` (exit status 1).
+fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
+    if select::is_fd_too_high(&error) {
+        StageError::Unsupported(format!("--backend {backend}: {error}"))
+    } else {
+        StageError::Io(error)
+    }
+}
+
+/// The pool's counters, for the report.
+fn run_stats(pool: &Pool<'_>, scenario: &Scenario) -> RunStats {
+    let stats = pool.stats();
+    let mut extra = BTreeMap::new();
+    extra.insert("backend".to_owned(), pool.backend().as_str().into());
+    extra.insert(
+        "pool".to_owned(),
+        format!(
+            "{} connections opened, {} broke",
+            stats.connections_opened, stats.connections_broken
+        )
+        .into(),
+    );
+    let per_wait = if stats.waits > 0 {
+        stats.events as f64 / stats.waits as f64
+    } else {
+        0.0
+    };
+    extra.insert(
+        "waits".to_owned(),
+        format!(
+            "{} waits, {per_wait:.1} ready connections per wait",
+            stats.waits
+        )
+        .into(),
+    );
+    let run = scenario.epoch.elapsed().as_secs_f64();
+    if run > 0.0 {
+        let asleep = 100.0 * stats.waiting.as_secs_f64() / run;
+        extra.insert(
+            "loop".to_owned(),
+            format!(
+                "asleep in wait {asleep:.0}% of the run, working {:.0}%",
+                100.0 - asleep
+            )
+            .into(),
+        );
+    }
+    RunStats {
+        concurrency: scenario.conns,
+        notes: Vec::new(),
+        extra,
+    }
+}

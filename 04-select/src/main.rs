@@ -1,0 +1,32 @@
+//! `04-select`: stage 4 as a program. Arguments, then the harness does the
+//! rest (embedded server, results database, report, `--timeline`).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use select::{Backend, Select};
+use testbed::cli::{Settings, parse_or_exit};
+
+/// Stage 4 of async-ladder: one thread waits on every connection at once.
+#[derive(Debug, Parser)]
+#[command(name = "04-select", version)]
+struct Args {
+    #[command(flatten)]
+    settings: Settings,
+
+    /// Which system call waits: select, poll or epoll.
+    #[arg(long, default_value = "epoll", value_name = "BACKEND", value_parser = parse_backend)]
+    backend: Backend,
+}
+
+fn parse_backend(s: &str) -> Result<Backend, String> {
+    s.parse()
+}
+
+fn main() -> ExitCode {
+    let args: Args = parse_or_exit();
+    let stage = Select {
+        backend: args.backend,
+    };
+    testbed::harness::main(&stage, &args.settings)
+}

@@ -1,0 +1,102 @@
+//! `04-select` as a user runs it: flags, exit statuses, JSON, the
+//! `FD_SETSIZE` limit.
+
+use std::time::Duration;
+
+use testbed::testing::{json_report, run_bin};
+
+const BIN: &str = env!("CARGO_BIN_EXE_04-select");
+const DEADLINE: Duration = Duration::from_secs(60);
+
+#[test]
+fn json_is_one_object_with_the_contract_keys_on_every_backend() {
+    for backend in ["select", "poll", "epoll"] {
+        let output = run_bin(
+            BIN,
+            &[
+                "--backend",
+                backend,
+                "--items",
+                "40",
+                "--latency",
+                "1ms",
+                "--json",
+            ],
+            DEADLINE,
+        );
+        assert!(output.status.success(), "{output:?}");
+        let report = json_report(&output);
+        assert_eq!(report["stage"], "select");
+        assert_eq!(report["ok"], 40);
+        assert_eq!(report["lost"], 0);
+        assert_eq!(report["db_connections"], 1);
+        assert_eq!(report["stage_stats"]["backend"], backend);
+    }
+}
+
+#[test]
+fn a_bad_backend_is_one_line_and_status_2() {
+    let output = run_bin(BIN, &["--backend", "kqueue"], DEADLINE);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("select, poll or epoll"), "{stderr}");
+}
+
+#[test]
+fn a_read_timeout_is_refused_with_a_pointer_to_stage_5() {
+    let output = run_bin(BIN, &["--read-timeout", "100ms"], DEADLINE);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("05-pool"));
+}
+
+#[test]
+fn select_refuses_descriptors_past_fd_setsize_and_exits_cleanly() {
+    // 1,100 client connections plus the embedded server's 1,100: client
+    // descriptors pass 1023 long before the pool is full.
+    let args = ["--conns", "1100", "--items", "1200", "--latency", "1ms"];
+    let output = run_bin(
+        BIN,
+        &[&["--backend", "select"][..], &args].concat(),
+        DEADLINE,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "exit 1, not an abort: {stderr}"
+    );
+    assert!(stderr.contains("FD_SETSIZE"), "{stderr}");
+    // poll has no such limit: the same run completes.
+    let output = run_bin(
+        BIN,
+        &[&["--backend", "poll", "--json"][..], &args].concat(),
+        DEADLINE,
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(json_report(&output)["ok"], 1200);
+}
+
+#[test]
+fn writes_a_timeline_with_one_lane_per_slot() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("t.svg");
+    let path_arg = path.to_string_lossy().into_owned();
+    let output = run_bin(
+        BIN,
+        &[
+            "--items",
+            "30",
+            "--conns",
+            "3",
+            "--latency",
+            "1ms",
+            "--timeline",
+            &path_arg,
+        ],
+        DEADLINE,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let svg = std::fs::read_to_string(&path).expect("the timeline was written");
+    assert_eq!(svg.matches("<title>item").count(), 30);
+}

@@ -1,0 +1,1 @@
+04-select --items 4000 --conns 100 --latency 5ms

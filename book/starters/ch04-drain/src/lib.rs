@@ -1,0 +1,154 @@
+//! Chapter 4, exercise 1: drain a readable socket.
+//!
+//! epoll, as mio uses it, is edge-triggered: it tells you *once* that bytes
+//! arrived. A reader that takes one buffer's worth and goes back to waiting
+//! leaves the rest in the socket, and no event will ever mention it again
+//! (unless the peer sends more). The rule is to read until the socket says
+//! `WouldBlock`, handing every byte to the framer, which keeps a partial
+//! line for later.
+//!
+//! Write [`drain`]: read from a non-blocking `src` until `WouldBlock`,
+//! pushing everything into `framer`; retry a read interrupted by a signal;
+//! report how many bytes came and whether the peer closed (a read of 0).
+#![allow(unused)]
+
+use std::io::{self, Read};
+
+use testbed::framing::LineFramer;
+
+/// What one [`drain`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Drained {
+    /// Bytes read and pushed into the framer.
+    pub bytes: usize,
+    /// The peer closed its side (a read returned 0).
+    pub eof: bool,
+}
+
+// ANCHOR: exercise
+/// Reads everything `src` has *now* into `framer`, without ever blocking
+/// (`src` is non-blocking), and says what it found.
+pub fn drain(src: &mut impl Read, framer: &mut LineFramer) -> io::Result<Drained> {
+    // TODO: loop on framer.read_from(src): Ok(0) is the end of the stream, WouldBlock means done for now, Interrupted means try again
+    todo!("loop on framer.read_from(src): Ok(0) is the end of the stream, WouldBlock means done for now, Interrupted means try again")
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+    use std::os::fd::AsFd;
+    use std::time::Duration;
+
+    use select::event::{Interest, Token};
+    use select::{Backend, Selector};
+
+    /// 300 lines of 40 bytes: 12,000 bytes, three of the framer's 4 KiB reads.
+    fn lines() -> Vec<String> {
+        (0..300).map(|i| format!("200 {i:035}")).collect()
+    }
+
+    fn pair() -> io::Result<(TcpStream, TcpStream)> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let client = TcpStream::connect(listener.local_addr()?)?;
+        let (server, _) = listener.accept()?;
+        client.set_nonblocking(true)?;
+        Ok((client, server))
+    }
+
+    #[test]
+    fn one_edge_is_enough_when_the_socket_is_drained() -> io::Result<()> {
+        let (mut client, mut server) = pair()?;
+        let mut selector = Selector::new(Backend::Epoll)?;
+        selector.add(client.as_fd(), Token(0), Interest::Read)?;
+        let text: String = lines().iter().map(|l| format!("{l}\n")).collect();
+        server.write_all(text.as_bytes())?;
+
+        // Wait for the edge, then drain, until every line is in.
+        let mut framer = LineFramer::new();
+        let mut got = Vec::new();
+        let mut events = Vec::new();
+        while got.len() < 300 {
+            selector.wait(&mut events, Some(Duration::from_secs(5)))?;
+            assert!(!events.is_empty(), "no edge came: bytes were left behind");
+            let drained = drain(&mut client, &mut framer)?;
+            assert!(!drained.eof);
+            while let Some(line) = framer.next_line().expect("valid lines") {
+                got.push(line);
+            }
+        }
+        assert_eq!(got, lines());
+        // Drained: nothing left, and nothing new to report.
+        selector.wait(&mut events, Some(Duration::from_millis(20)))?;
+        assert!(events.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn a_closed_peer_is_the_end_of_the_stream() -> io::Result<()> {
+        let (mut client, mut server) = pair()?;
+        server.write_all(b"OK\n20")?;
+        drop(server);
+        let mut framer = LineFramer::new();
+        let mut total = Drained {
+            bytes: 0,
+            eof: false,
+        };
+        // The bytes and the close may arrive in separate reads.
+        for _ in 0..1000 {
+            let drained = drain(&mut client, &mut framer)?;
+            total.bytes += drained.bytes;
+            total.eof = drained.eof;
+            if total.eof {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(
+            total,
+            Drained {
+                bytes: 5,
+                eof: true
+            }
+        );
+        assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+        assert!(framer.has_partial(), "'20' waits for the rest of its line");
+        Ok(())
+    }
+
+    /// A reader that is interrupted once, then has data, then would block.
+    struct Jumpy {
+        calls: usize,
+    }
+
+    impl Read for Jumpy {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.calls += 1;
+            match self.calls {
+                1 => Err(io::ErrorKind::Interrupted.into()),
+                2 => {
+                    buf[..3].copy_from_slice(b"OK\n");
+                    Ok(3)
+                }
+                _ => Err(io::ErrorKind::WouldBlock.into()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_signal_does_not_end_the_drain() -> io::Result<()> {
+        let mut framer = LineFramer::new();
+        let drained = drain(&mut Jumpy { calls: 0 }, &mut framer)?;
+        assert_eq!(
+            drained,
+            Drained {
+                bytes: 3,
+                eof: false
+            }
+        );
+        assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+        Ok(())
+    }
+}

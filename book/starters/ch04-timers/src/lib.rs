@@ -1,0 +1,214 @@
+//! Chapter 4, exercise 2: an event loop with timers.
+//!
+//! The Portuguese article's loop, whole: compute the next timeout from the
+//! earliest timer (`proximo_timeout()`), wait on every socket with it, read
+//! what is readable, fire the timers that are due (`trata_timeouts()`), and
+//! stop when there is nothing left to wait for: no socket and no timer.
+//!
+//! [`EventLoop`] watches sockets that send lines and holds named timers. The
+//! reading and the timer bookkeeping are written; write [`EventLoop::run`].
+//! Use `select::pool::next_timeout` for the timeout.
+#![allow(unused)]
+
+use std::collections::BTreeMap;
+use std::io;
+use std::net::TcpStream;
+use std::time::Instant;
+
+use select::event::{Interest, Token};
+use select::pool::next_timeout;
+use select::{Backend, Selector};
+use testbed::framing::LineFramer;
+
+/// What the loop reports to its handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Happened {
+    /// The timer with this name is due.
+    Timer(&'static str),
+    /// A line arrived on the socket with this token.
+    Line(Token, String),
+    /// The socket with this token was closed by its peer (and is no longer
+    /// watched).
+    Closed(Token),
+}
+
+/// A loop over sockets and timers.
+pub struct EventLoop {
+    selector: Selector,
+    sockets: BTreeMap<Token, (TcpStream, LineFramer)>,
+    /// Pending timers: when, and their name.
+    timers: Vec<(Instant, &'static str)>,
+}
+
+impl EventLoop {
+    /// An empty loop on `backend`.
+    pub fn new(backend: Backend) -> io::Result<EventLoop> {
+        Ok(EventLoop {
+            selector: Selector::new(backend)?,
+            sockets: BTreeMap::new(),
+            timers: Vec::new(),
+        })
+    }
+
+    /// Watches `stream` for lines; its events and lines carry `token`.
+    pub fn watch(&mut self, token: Token, stream: TcpStream) -> io::Result<()> {
+        stream.set_nonblocking(true)?;
+        self.selector
+            .add(std::os::fd::AsFd::as_fd(&stream), token, Interest::Read)?;
+        self.sockets.insert(token, (stream, LineFramer::new()));
+        Ok(())
+    }
+
+    /// Adds a timer named `name`, due at `at`.
+    pub fn at(&mut self, at: Instant, name: &'static str) {
+        self.timers.push((at, name));
+    }
+
+    /// Nothing to wait for: no socket and no timer.
+    pub fn is_idle(&self) -> bool {
+        self.sockets.is_empty() && self.timers.is_empty()
+    }
+
+    /// Reads what `token`'s socket has, reports each complete line, and
+    /// reports and forgets the socket if its peer closed.
+    fn read_socket(&mut self, token: Token, handle: &mut impl FnMut(Happened)) -> io::Result<()> {
+        let Some((stream, framer)) = self.sockets.get_mut(&token) else {
+            return Ok(());
+        };
+        let mut eof = false;
+        loop {
+            match framer.read_from(stream) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        while let Some(line) = framer
+            .next_line()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
+        {
+            handle(Happened::Line(token, line));
+        }
+        if eof {
+            if let Some((stream, _)) = self.sockets.remove(&token) {
+                self.selector.delete(std::os::fd::AsFd::as_fd(&stream))?;
+            }
+            handle(Happened::Closed(token));
+        }
+        Ok(())
+    }
+
+    /// Reports and removes every timer due at `now`, earliest first.
+    fn fire_due_timers(&mut self, now: Instant, handle: &mut impl FnMut(Happened)) {
+        self.timers.sort_by_key(|&(at, _)| at);
+        let due = self.timers.partition_point(|&(at, _)| at <= now);
+        for (_, name) in self.timers.drain(..due) {
+            handle(Happened::Timer(name));
+        }
+    }
+
+    // ANCHOR: exercise
+    /// Runs until nothing is left: each turn waits until the earliest timer
+    /// or a socket event, reads the sockets that have events, then fires
+    /// the timers that are due.
+    pub fn run(&mut self, mut handle: impl FnMut(Happened)) -> io::Result<()> {
+        // TODO: while not idle: timeout = next_timeout(now, timer instants); wait; read_socket for each event; fire_due_timers
+        todo!("while not idle: timeout = next_timeout(now, timer instants); wait; read_socket for each event; fire_due_timers")
+    }
+    // ANCHOR_END: exercise
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::net::TcpListener;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    /// Runs the loop on a thread so a hung loop fails the test instead of
+    /// hanging it; returns what happened, with when.
+    fn run_bounded(mut event_loop: EventLoop) -> Vec<(Happened, Instant)> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut log = Vec::new();
+            let result = event_loop.run(|h| log.push((h, Instant::now())));
+            let _ = tx.send(result.map(|()| log));
+        });
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("the loop returned: nothing was left")
+            .expect("the loop did not fail")
+    }
+
+    #[test]
+    fn timers_fire_in_order_never_early_and_then_the_loop_ends() -> io::Result<()> {
+        for backend in Backend::ALL {
+            let mut event_loop = EventLoop::new(backend)?;
+            let start = Instant::now();
+            event_loop.at(start + 30 * MS, "third");
+            event_loop.at(start + 10 * MS, "first");
+            event_loop.at(start + 20 * MS, "second");
+            let log = run_bounded(event_loop);
+            let names: Vec<_> = log.iter().map(|(h, _)| h.clone()).collect();
+            assert_eq!(
+                names,
+                [
+                    Happened::Timer("first"),
+                    Happened::Timer("second"),
+                    Happened::Timer("third")
+                ],
+                "{backend}"
+            );
+            for ((_, at), due) in log.iter().zip([10, 20, 30]) {
+                assert!(*at >= start + due * MS, "{backend}: a timer fired early");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_line_is_handled_before_a_later_timer_and_a_close_ends_the_loop() -> io::Result<()> {
+        for backend in Backend::ALL {
+            let listener = TcpListener::bind("127.0.0.1:0")?;
+            let client = TcpStream::connect(listener.local_addr()?)?;
+            let (mut peer, _) = listener.accept()?;
+            let mut event_loop = EventLoop::new(backend)?;
+            event_loop.watch(Token(1), client)?;
+            event_loop.at(Instant::now() + 200 * MS, "late");
+            std::thread::spawn(move || {
+                std::thread::sleep(20 * MS);
+                let _ = peer.write_all(b"OK\n200 0000000000000001\n");
+                // Dropping `peer` closes the connection.
+            });
+            let log: Vec<_> = run_bounded(event_loop)
+                .into_iter()
+                .map(|(h, _)| h)
+                .collect();
+            assert_eq!(
+                log,
+                [
+                    Happened::Line(Token(1), "OK".into()),
+                    Happened::Line(Token(1), "200 0000000000000001".into()),
+                    Happened::Closed(Token(1)),
+                    Happened::Timer("late"),
+                ],
+                "{backend}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn an_idle_loop_returns_at_once() -> io::Result<()> {
+        let log = run_bounded(EventLoop::new(Backend::Poll)?);
+        assert!(log.is_empty());
+        Ok(())
+    }
+}
