@@ -24,7 +24,12 @@ pub enum Purpose {
 
 /// A number in `[0, 1)`, the same every time for the same arguments.
 pub fn roll(seed: u64, id: ItemId, phase: Phase, purpose: Purpose) -> f64 {
-    let bits = mix(seed, id, phase, purpose);
+    unit(mix(seed, id, phase, purpose))
+}
+
+/// A number in `[0, 1)` from 64 well-mixed bits (the output of [`mix`] or
+/// [`splitmix`]).
+pub fn unit(bits: u64) -> f64 {
     // The top 53 bits fill an f64 mantissa exactly.
     (bits >> 11) as f64 / (1u64 << 53) as f64
 }
@@ -39,7 +44,11 @@ pub fn mix(seed: u64, id: ItemId, phase: Phase, purpose: Purpose) -> u64 {
 
 /// SplitMix64's finaliser (Steele, Lea and Flood, 2014): a cheap bijection
 /// whose output bits each depend on every input bit.
-fn splitmix(x: u64) -> u64 {
+///
+/// Public for client-side draws that are not about an item, such as stage
+/// 5's reconnect jitter: chain it over the inputs (`splitmix(splitmix(seed)
+/// ^ n)`) as [`mix`] does.
+pub fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
