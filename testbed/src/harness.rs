@@ -202,6 +202,7 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
             .as_ref()
             .map(|_| (settings.faults, settings.seed)),
         server_peak_conns: server_stats.as_ref().map(|s| s.peak_conns),
+        server_accepted: server_stats.as_ref().map(|s| s.accepted),
         db_connections: reader.db_connections()?,
         notes: stats.notes,
         stage_stats: stats.extra,

@@ -61,6 +61,10 @@ pub struct RunFacts {
     pub faults: Option<(FaultPlan, u64)>,
     /// The server's peak of concurrent connections, when known (embedded).
     pub server_peak_conns: Option<u64>,
+    /// Connections the server accepted over the whole run, when known
+    /// (embedded): a pool that recycles its connections opens more than its
+    /// size.
+    pub server_accepted: Option<u64>,
     /// Database connections that recorded outcomes.
     pub db_connections: u64,
     /// The stage's notes.
@@ -116,6 +120,9 @@ pub struct Report {
     pub conns: u64,
     /// The server's peak of concurrent connections (`null` when external).
     pub server_peak_conns: Option<u64>,
+    /// Connections the server accepted during the run (`null` when
+    /// external).
+    pub server_accepted: Option<u64>,
     /// Database connections that recorded outcomes.
     pub db_connections: u64,
     /// Request lines per item (`--phases`).
@@ -214,6 +221,7 @@ impl Report {
             latency_ms: LatencyMs::default(),
             conns: facts.concurrency as u64,
             server_peak_conns: facts.server_peak_conns,
+            server_accepted: facts.server_accepted,
             db_connections: facts.db_connections,
             phases: facts.phases.count(),
             lines_per_item: f64::from(facts.phases.count()),
@@ -420,6 +428,7 @@ mod tests {
             served_lines: None,
             faults,
             server_peak_conns: Some(2),
+            server_accepted: Some(2),
             db_connections: 1,
             notes: vec![],
             stage_stats: BTreeMap::new(),
@@ -509,6 +518,7 @@ mod tests {
             "latency_ms",
             "conns",
             "server_peak_conns",
+            "server_accepted",
             "db_connections",
         ] {
             assert!(json.get(key).is_some(), "missing {key}");

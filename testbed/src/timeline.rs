@@ -279,6 +279,7 @@ mod tests {
             served_lines: None,
             faults: None,
             server_peak_conns: None,
+            server_accepted: None,
             db_connections: 1,
             notes: vec![],
             stage_stats: BTreeMap::new(),
