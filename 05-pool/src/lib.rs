@@ -1,0 +1,182 @@
+//! Stage 5: the timed pool.
+//!
+//! Stage 4 waits on every connection at once, and trusts the server for
+//! everything else: a reply that never comes keeps its item in flight
+//! forever, a connection lives as long as the program, an item waits for a
+//! connection as long as it takes, and a server that is down fails every
+//! item that needed a new connection. The seed article ends with "what to
+//! add now?": a read timeout, an idle timeout, recycling after some
+//! thousands of uses. AnyEvent::Task, a production pool of the same shape,
+//! adds the rest: a FIFO queue of checkouts with its own timeout, exclusive
+//! checkouts whose calls run in order, a minimum of hot-standby
+//! connections, reconnection while the server is down, and no reuse of a
+//! connection after an error.
+//!
+//! All of it rests on one addition to stage 4's loop: a queue of deadlines,
+//! so that the wait sleeps until the earliest deadline or until a socket
+//! moves, whichever comes first.
+//!
+//! # Layout
+//!
+//! Read in this order:
+//!
+//! - [`timers`]: the deadline queue, with cancellation;
+//! - [`backoff`]: exponential backoff with jitter, for reconnects;
+//! - [`config`]: the knobs, each with the failure it prevents;
+//! - [`checkout`]: the exclusive checkout, its handle and its outcome;
+//! - [`client`]: the pool itself, built on stage 4's [`select::Selector`],
+//!   [`select::connection::Connection`] and [`select::slot::Slot`];
+//! - [`stats`] and [`journal`]: what the pool counts, and what it did;
+//! - this file: the stage, one checkout per item.
+//!
+//! Not here: threads (everything runs on the caller's thread, as in stage
+//! 4), and any retry of a failed *request* (a pool retries connects; only
+//! the caller knows whether a request is safe to send twice).
+
+#![forbid(unsafe_code)]
+
+pub mod backoff;
+pub mod checkout;
+pub mod client;
+pub mod config;
+pub mod journal;
+pub mod stats;
+pub mod timers;
+
+use std::collections::BTreeMap;
+
+use testbed::duration::format_duration;
+use testbed::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::store::Lane;
+
+pub use crate::checkout::{Checkout, CheckoutId, Completion};
+pub use crate::client::Client;
+pub use crate::config::{Config, Knobs};
+pub use select::{Backend, Selector};
+
+/// The timed pool stage: `--conns` connections, one checkout per item.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pool {
+    /// Which system call waits (`--backend`).
+    pub backend: Backend,
+    /// Timeouts, recycling, the hot standby, the queue (the stage flags).
+    pub knobs: Knobs,
+}
+
+impl Stage for Pool {
+    fn name(&self) -> String {
+        "pool".into()
+    }
+
+    fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
+        // ANCHOR: run
+        let mut store = scenario.open_store()?;
+        let config = Config {
+            server: scenario.server,
+            size: scenario.conns,
+            phases: scenario.phases,
+            read_timeout: scenario.read_timeout,
+            knobs: self.knobs,
+        };
+        let selector = Selector::new(self.backend)?;
+        let mut client = Client::new(selector, config).map_err(|e| pool_error(e, self.backend))?;
+        let mut items = scenario.items.iter().cloned().peekable();
+        let mut done = Vec::new();
+        while items.peek().is_some() || client.outstanding() > 0 {
+            // The producer: one checkout per item, one call per checkout,
+            // and never more than `size` checkouts queued. Enough that a
+            // connection that comes free always finds work waiting; few
+            // enough that the checkout timeout measures the pool, not the
+            // length of the list.
+            while client.waiting() < config.size
+                && let Some(item) = items.next()
+            {
+                let checkout = client.checkout().map_err(|e| pool_error(e, self.backend))?;
+                client
+                    .call(&checkout, item)
+                    .map_err(|e| pool_error(e, self.backend))?;
+                // `checkout` drops here: the checkout ends after its call.
+            }
+            client
+                .turn(&mut done)
+                .map_err(|e| pool_error(e, self.backend))?;
+            for call in done.drain(..) {
+                store.record(
+                    call.item,
+                    lane(call.slot, config.size),
+                    call.started,
+                    &call.outcome,
+                )?;
+            }
+        }
+        client
+            .close(&mut done)
+            .map_err(|e| pool_error(e, self.backend))?;
+        // ANCHOR_END: run
+        debug_assert!(done.is_empty(), "every call was recorded in the loop");
+        Ok(run_stats(&client, scenario))
+    }
+}
+
+/// The timeline lane of a call: its connection's place, or one lane below
+/// the pool's (`size`) for calls that never ran on a connection.
+fn lane(slot: Option<select::slot::SlotId>, size: usize) -> Lane {
+    let index = slot.map_or(size, |s| s.0);
+    Lane(u32::try_from(index).unwrap_or(u32::MAX - 1))
+}
+
+/// `select(2)` refusing a descriptor is a limit of the backend: the run
+/// stops with a message that names `FD_SETSIZE` (exit status 1).
+fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
+    if select::select::is_fd_too_high(&error) {
+        StageError::Unsupported(format!("--backend {backend}: {error}"))
+    } else {
+        StageError::Io(error)
+    }
+}
+
+/// The pool's figures, for the report.
+fn run_stats(client: &Client, scenario: &Scenario) -> RunStats {
+    let stats = client.stats();
+    let knobs = client.config().knobs;
+    let off = |d: Option<std::time::Duration>| d.map_or("off".to_owned(), format_duration);
+    let mut extra = BTreeMap::new();
+    extra.insert("backend".to_owned(), client.backend().as_str().into());
+    extra.insert("pool".to_owned(), stats.connections_line().into());
+    extra.insert("queue".to_owned(), stats.queue_line().into());
+    extra.insert(
+        "knobs".to_owned(),
+        format!(
+            "read timeout {}, idle timeout {}, max uses {}, min idle {}, checkout timeout {}{}",
+            off(client.config().read_timeout),
+            off(knobs.idle_timeout),
+            knobs.max_uses.map_or("off".to_owned(), |n| n.to_string()),
+            knobs.min_idle,
+            off(knobs.checkout_timeout),
+            if knobs.reuse_after_error {
+                ", reuse after error"
+            } else {
+                ""
+            }
+        )
+        .into(),
+    );
+    let run = scenario.epoch.elapsed().as_secs_f64();
+    if run > 0.0 {
+        let asleep = 100.0 * stats.asleep.as_secs_f64() / run;
+        extra.insert(
+            "loop".to_owned(),
+            format!(
+                "{} waits, asleep {asleep:.0}% of the run, working {:.0}%",
+                stats.waits,
+                100.0 - asleep
+            )
+            .into(),
+        );
+    }
+    RunStats {
+        concurrency: scenario.conns,
+        notes: Vec::new(),
+        extra,
+    }
+}

@@ -1,0 +1,102 @@
+//! `05-pool` as a user runs it: flags, exit statuses, JSON, and the
+//! issue's "done when" runs that a test can afford.
+
+use std::time::Duration;
+
+use testbed::testing::{json_report, run_bin};
+
+const BIN: &str = env!("CARGO_BIN_EXE_05-pool");
+const DEADLINE: Duration = Duration::from_secs(60);
+
+#[test]
+fn json_is_one_object_with_the_pool_figures() {
+    let output = run_bin(
+        BIN,
+        &["--items", "40", "--latency", "1ms", "--json"],
+        DEADLINE,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let report = json_report(&output);
+    assert_eq!(report["stage"], "pool");
+    assert_eq!(report["ok"], 40);
+    assert_eq!(report["server_accepted"], 20);
+    for key in ["backend", "pool", "queue", "knobs", "loop"] {
+        assert!(report["stage_stats"][key].is_string(), "stage_stats.{key}");
+    }
+}
+
+#[test]
+fn hangs_drops_and_garbage_with_a_read_timeout() {
+    // The second "done when" command, as it is.
+    let args = [
+        "--items",
+        "2000",
+        "--conns",
+        "50",
+        "--latency",
+        "2ms",
+        "--faults",
+        "hang=0.02,drop=0.02,garbage=0.02",
+        "--read-timeout",
+        "50ms",
+        "--json",
+    ];
+    let output = run_bin(BIN, &args, DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let report = json_report(&output);
+    assert_eq!(report["lost"], 0);
+    assert_eq!(report["wrong"], 0);
+    assert!(report["errors"]["timeout"].as_u64() > Some(0));
+    assert_eq!(
+        report["errors"]["timeout"],
+        report["expected_errors"]["timeout"]
+    );
+    assert!(report["elapsed_s"].as_f64() < Some(5.0), "{report}");
+}
+
+#[test]
+fn max_uses_10_opens_about_one_connection_per_10_items() {
+    // The third "done when" run, at 1 ms instead of 10 ms: the
+    // count does not depend on the latency. Each connection carries at
+    // most 10 requests, and only the ones still open at the end (at most
+    // `--conns`) carry fewer.
+    let args = [
+        "--max-uses",
+        "10",
+        "--items",
+        "2000",
+        "--latency",
+        "1ms",
+        "--json",
+    ];
+    let output = run_bin(BIN, &args, DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let report = json_report(&output);
+    assert_eq!(report["ok"], 2000);
+    let accepted = report["server_accepted"].as_u64().expect("embedded server");
+    assert!((200..=220).contains(&accepted), "{accepted} connections");
+}
+
+#[test]
+fn knobs_that_do_not_fit_are_one_line_and_status_2() {
+    for (args, says) in [
+        (&["--min-idle", "30", "--conns", "20"][..], "min_idle"),
+        (&["--max-uses", "0"][..], "--max-uses"),
+        (&["--idle-timeout", "soon"][..], "--idle-timeout"),
+        (&["--checkout-timeout", "0s"][..], "--checkout-timeout"),
+        (&["--backend", "kqueue"][..], "select, poll or epoll"),
+    ] {
+        let output = run_bin(BIN, args, DEADLINE);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_hang_without_a_read_timeout_is_refused_up_front() {
+    let output = run_bin(BIN, &["--faults", "hang=0.1"], DEADLINE);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--read-timeout"));
+}

@@ -1,0 +1,10 @@
+//! Stage 5's integration tests, in one crate (matklad, "Delete Cargo
+//! Integration Tests").
+
+mod binary;
+mod checkout;
+mod conformance;
+mod invariants;
+mod restart;
+mod timeouts;
+mod util;
