@@ -1,0 +1,111 @@
+//! Chapter 5, exercise 1: connections that do not all retire at once.
+//!
+//! `max_uses` retires a connection after N requests. A pool opens its
+//! connections together (at start-up, or after a server restart), they
+//! carry requests at the same pace, and so they reach N together: every
+//! connection closes in the same millisecond and the pool reconnects all of
+//! them at once, a small reconnect storm, again every N requests. The run
+//! `05-pool --max-uses 10 --items 2000` does exactly that: 200 connections
+//! in ten waves of twenty.
+//!
+//! The fix used by real pools (HikariCP calls it "variance" on its
+//! `maxLifetime`) is to give each connection its *own* limit, a little
+//! below N, drawn at random: the first wave then retires over several
+//! requests instead of one, and the waves blur into a trickle.
+//!
+//! Write [`lifetime`]: a draw in the style of stage 5's backoff jitter, a
+//! pure function of a seed and the connection's serial number, so a test
+//! can predict it. [`retirements`] is a model of the pool that shows the
+//! difference.
+
+use testbed::dice::{splitmix, unit};
+
+// ANCHOR: exercise
+/// The number of requests the connection with this `serial` number may
+/// carry: between `max_uses × (1 − spread)` (rounded up) and `max_uses`,
+/// drawn from `seed` and `serial`; never less than 1. `spread` is in
+/// `[0, 1]`: 0 gives every connection exactly `max_uses`.
+pub fn lifetime(max_uses: u64, spread: f64, seed: u64, serial: u64) -> u64 {
+    // EXERCISE-BEGIN: u = unit(splitmix(splitmix(seed) ^ serial)); take up to `spread` of max_uses off (floor of max_uses × spread × u); keep it at least 1
+    let draw = unit(splitmix(splitmix(seed) ^ serial));
+    let cut = (max_uses as f64 * spread * draw).floor() as u64;
+    max_uses.saturating_sub(cut).max(1)
+    // EXERCISE-END
+}
+// ANCHOR_END: exercise
+
+/// A model pool: `conns` connections opened together, each carrying one
+/// request per tick, each retired after `limit(serial)` requests and
+/// replaced at once by a connection with the next serial number. Returns
+/// how many connections retire at each tick, for `ticks` ticks.
+pub fn retirements(conns: u64, ticks: usize, limit: impl Fn(u64) -> u64) -> Vec<u64> {
+    let mut next_serial = 0;
+    // For each place: (requests left on its connection).
+    let mut left: Vec<u64> = (0..conns)
+        .map(|_| {
+            next_serial += 1;
+            limit(next_serial - 1)
+        })
+        .collect();
+    let mut retired = vec![0; ticks];
+    for count in retired.iter_mut() {
+        for requests in left.iter_mut() {
+            *requests -= 1;
+            if *requests == 0 {
+                *count += 1;
+                *requests = limit(next_serial);
+                next_serial += 1;
+            }
+        }
+    }
+    retired
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lifetime_is_within_the_spread_and_at_least_one() {
+        for seed in 0..20 {
+            for serial in 0..200 {
+                let n = lifetime(10, 0.5, seed, serial);
+                assert!((5..=10).contains(&n), "seed {seed}, serial {serial}: {n}");
+                assert_eq!(lifetime(10, 0.0, seed, serial), 10);
+                assert!(lifetime(1, 1.0, seed, serial) >= 1);
+                assert!(lifetime(100, 1.0, seed, serial) >= 1);
+            }
+        }
+    }
+
+    #[test]
+    fn lifetimes_are_repeatable_and_varied() {
+        assert_eq!(lifetime(1000, 0.3, 7, 42), lifetime(1000, 0.3, 7, 42));
+        let mut seen: Vec<u64> = (0..100)
+            .map(|serial| lifetime(1000, 0.3, 7, serial))
+            .collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert!(seen.len() > 50, "only {} distinct lifetimes", seen.len());
+        assert!(seen[0] >= 700 && seen[seen.len() - 1] <= 1000);
+    }
+
+    #[test]
+    fn a_fixed_limit_retires_every_connection_at_once() {
+        let retired = retirements(20, 100, |_| 10);
+        assert_eq!(retired.iter().max(), Some(&20), "a storm every 10 ticks");
+        assert_eq!(retired.iter().filter(|&&n| n > 0).count(), 10);
+    }
+
+    #[test]
+    fn spread_limits_retire_a_few_at_a_time() {
+        let retired = retirements(20, 200, |serial| lifetime(10, 0.5, 1, serial));
+        let worst = retired.iter().max().copied().unwrap_or(0);
+        assert!(worst <= 10, "at most half the pool at once, not {worst}");
+        // After a few generations the waves have blurred: most ticks see
+        // some retirements, none sees a storm.
+        let late = &retired[100..];
+        assert!(late.iter().filter(|&&n| n > 0).count() > 60, "{late:?}");
+        assert!(late.iter().all(|&n| n <= 8), "{late:?}");
+    }
+}

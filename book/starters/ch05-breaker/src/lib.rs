@@ -1,0 +1,241 @@
+//! Chapter 5, exercise 2: a circuit breaker in front of the connects.
+//!
+//! Stage 5 treats a server that is down politely: it probes with backoff,
+//! and a queued checkout fails only when its checkout timeout is up. That
+//! politeness has a price: with the server gone for a minute, *every*
+//! checkout waits its full timeout before failing, and callers pile up
+//! behind it. A circuit breaker (Michael Nygard, "Release It!", 2007) turns
+//! a run of failures into an immediate answer:
+//!
+//! - **closed** (normal): connects go ahead; `threshold` refusals in a row
+//!   open it;
+//! - **open**: no connect at all, and checkouts fail at once
+//!   ([`Breaker::fail_fast`]), for a backoff delay (stage 5's
+//!   [`Backoff`], longer after each trip);
+//! - **half-open**: when the delay is over, *one* connect goes through as a
+//!   probe; its success closes the breaker, its refusal opens it again.
+//!
+//! Every method takes `now` instead of reading the clock, so the tests run
+//! on a fake clock, in microseconds, whatever the machine's load.
+//!
+//! Write [`Breaker::allow`] and [`Breaker::refused`].
+#![allow(unused)]
+
+use std::time::{Duration, Instant};
+
+use pool::backoff::Backoff;
+
+/// Where the breaker stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Connects go ahead; this many refusals in a row so far.
+    Closed {
+        /// Consecutive refusals.
+        refusals: u32,
+    },
+    /// No connects until `until`.
+    Open {
+        /// When the probe may go.
+        until: Instant,
+    },
+    /// One probe is out; nothing else goes until it answers.
+    HalfOpen,
+}
+
+/// A circuit breaker for connects.
+#[derive(Debug, Clone)]
+pub struct Breaker {
+    state: State,
+    /// Refusals in a row that open it.
+    threshold: u32,
+    /// How long it stays open: `backoff.delay(trips, seed)`.
+    backoff: Backoff,
+    seed: u64,
+    /// Times it opened since it was last closed by a success.
+    trips: u32,
+}
+
+impl Breaker {
+    /// A closed breaker that opens after `threshold` refusals in a row.
+    pub fn new(threshold: u32, backoff: Backoff, seed: u64) -> Breaker {
+        Breaker {
+            state: State::Closed { refusals: 0 },
+            threshold: threshold.max(1),
+            backoff,
+            seed,
+            trips: 0,
+        }
+    }
+
+    /// Where it stands.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// Should a checkout fail at once (with `refused`) instead of queueing?
+    /// Only while open: the server is known to be down.
+    pub fn fail_fast(&self, now: Instant) -> bool {
+        matches!(self.state, State::Open { until } if now < until)
+    }
+
+    /// A connect succeeded: the server is back.
+    pub fn succeeded(&mut self) {
+        self.state = State::Closed { refusals: 0 };
+        self.trips = 0;
+    }
+
+    // ANCHOR: exercise
+    /// May a connect start at `now`? Closed: yes. Open: not before its
+    /// time; from then on it is half-open and this one connect is the
+    /// probe. Half-open: no, the probe is still out.
+    pub fn allow(&mut self, now: Instant) -> bool {
+        // TODO: match the state; an open breaker whose `until` has come becomes HalfOpen and allows this one connect
+        todo!("match the state; an open breaker whose `until` has come becomes HalfOpen and allows this one connect")
+    }
+
+    /// A connect was refused at `now`. Closed: one more refusal, and at
+    /// `threshold` it opens. Half-open: the probe failed, it opens again.
+    /// Opening counts a trip and stays open for `backoff.delay(trips,
+    /// seed)`.
+    pub fn refused(&mut self, now: Instant) {
+        // TODO: count refusals while closed; at the threshold, or after a failed probe, trips += 1 and the state becomes Open until now + backoff.delay(trips, seed)
+        todo!("count refusals while closed; at the threshold, or after a failed probe, trips += 1 and the state becomes Open until now + backoff.delay(trips, seed)")
+    }
+    // ANCHOR_END: exercise
+}
+
+/// A model of a dead server: one checkout arrives every `every`, for
+/// `length`; each either fails fast, or tries a connect (which is refused)
+/// if the breaker allows one, or would queue. Returns (connects tried,
+/// checkouts failed fast).
+pub fn dead_server(breaker: &mut Breaker, every: Duration, length: Duration) -> (u32, u32) {
+    let start = Instant::now();
+    let (mut connects, mut fast) = (0, 0);
+    let mut t = Duration::ZERO;
+    while t < length {
+        let now = start + t;
+        if breaker.fail_fast(now) {
+            fast += 1;
+        } else if breaker.allow(now) {
+            connects += 1;
+            breaker.refused(now);
+        }
+        t += every;
+    }
+    (connects, fast)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn breaker() -> Breaker {
+        let backoff = Backoff {
+            base: 100 * MS,
+            cap: 2_000 * MS,
+        };
+        Breaker::new(3, backoff, 1)
+    }
+
+    fn open_until(breaker: &Breaker) -> Instant {
+        match breaker.state() {
+            State::Open { until } => until,
+            other => panic!("expected open, found {other:?}"),
+        }
+    }
+
+    #[test]
+    fn it_opens_after_threshold_refusals_in_a_row() {
+        let t0 = Instant::now();
+        let mut b = breaker();
+        b.refused(t0);
+        b.refused(t0);
+        assert_eq!(b.state(), State::Closed { refusals: 2 });
+        assert!(b.allow(t0) && !b.fail_fast(t0));
+        b.refused(t0);
+        let until = open_until(&b);
+        assert!(until > t0 && until <= t0 + 100 * MS);
+        assert!(!b.allow(t0), "no connect while open");
+        assert!(b.fail_fast(t0), "checkouts fail at once while open");
+    }
+
+    #[test]
+    fn a_success_resets_the_count() {
+        let t0 = Instant::now();
+        let mut b = breaker();
+        b.refused(t0);
+        b.refused(t0);
+        b.succeeded();
+        b.refused(t0);
+        b.refused(t0);
+        assert_eq!(
+            b.state(),
+            State::Closed { refusals: 2 },
+            "not three in a row"
+        );
+    }
+
+    #[test]
+    fn when_its_time_comes_one_probe_goes_through() {
+        let t0 = Instant::now();
+        let mut b = breaker();
+        for _ in 0..3 {
+            b.refused(t0);
+        }
+        let until = open_until(&b);
+        assert!(!b.allow(until - Duration::from_micros(1)));
+        assert!(b.allow(until), "the probe");
+        assert_eq!(b.state(), State::HalfOpen);
+        assert!(!b.allow(until), "only one probe at a time");
+        assert!(
+            !b.fail_fast(until),
+            "half-open: checkouts wait for the probe"
+        );
+    }
+
+    #[test]
+    fn a_refused_probe_opens_it_for_longer_and_a_good_one_closes_it() {
+        let t0 = Instant::now();
+        let mut b = breaker();
+        for _ in 0..3 {
+            b.refused(t0);
+        }
+        let first = open_until(&b) - t0;
+        let probe = open_until(&b);
+        assert!(b.allow(probe));
+        b.refused(probe);
+        let second = open_until(&b) - probe;
+        assert!(second >= first, "{second:?} after {first:?}");
+        let probe = open_until(&b);
+        assert!(b.allow(probe));
+        b.succeeded();
+        assert_eq!(b.state(), State::Closed { refusals: 0 });
+        assert!(b.allow(probe));
+    }
+
+    #[test]
+    fn a_refusal_of_a_connect_started_before_it_opened_changes_nothing() {
+        let t0 = Instant::now();
+        let mut b = breaker();
+        for _ in 0..3 {
+            b.refused(t0);
+        }
+        let until = open_until(&b);
+        b.refused(t0 + MS);
+        assert_eq!(open_until(&b), until);
+    }
+
+    #[test]
+    fn a_dead_server_costs_a_few_probes_and_most_checkouts_fail_at_once() {
+        // A checkout every millisecond for ten seconds, against a server
+        // that never answers: without a breaker, each would wait its whole
+        // checkout timeout.
+        let (connects, fast) = dead_server(&mut breaker(), MS, 10_000 * MS);
+        // Three to open it, then one probe per backoff delay (0.1 s,
+        // doubling to 2 s): a dozen or so, instead of ten thousand.
+        assert!(connects <= 16, "{connects} connects");
+        assert!(fast >= 9_500, "only {fast} of 10,000 failed fast");
+    }
+}
