@@ -35,6 +35,7 @@ fn calls_on_a_checkout_run_in_order_on_one_connection() {
         let server = server("2ms", "none", 1);
         let addr = server.addr();
         let done = bounded(move || {
+            // ANCHOR: in_order
             let mut pool = client(backend, addr, 3, |_| {});
             let (a, b) = (pool.checkout().expect("a"), pool.checkout().expect("b"));
             let work = items(10, 1);
@@ -44,6 +45,7 @@ fn calls_on_a_checkout_run_in_order_on_one_connection() {
             }
             let mut done = Vec::new();
             pool.drain(&mut done).expect("drain");
+            // ANCHOR_END: in_order
             done
         });
         assert!(done.iter().all(|c| c.outcome.is_ok()), "{backend}");
