@@ -14,7 +14,7 @@
 //! | `read_timeout` | a timer per running call, moved on every sign of progress | the call fails with `timeout`; the connection is closed |
 //! | `idle_timeout` | a timer per idle connection | the connection is closed silently (unless `min_idle` keeps it) |
 //! | `max_uses` | a count per connection, checked when its checkout ends | the connection is closed and replaced on demand |
-//! | `min_idle` | [`Client::fill`](Client) after every change | connections are opened ahead of demand |
+//! | `min_idle` | `fill`, at the end of every turn and checkout | connections are opened ahead of demand |
 //! | `checkout_timeout` | a timer per queued checkout | its calls fail with `pool_timeout` |
 //! | connect failures | a backoff timer (the "gate") | one probe connect when it fires |
 //!
@@ -33,9 +33,11 @@
 //!
 //! Events come before deadlines, so a reply that arrived during the wait
 //! counts even if its deadline passed meanwhile: the wait, not the server,
-//! was late. Deadlines come before granting connections, so a checkout
-//! whose time is up fails even if a connection just came free: no checkout
-//! is ever granted a connection after its checkout timeout.
+//! was late. But a connection freed by an event is never granted to a
+//! checkout whose deadline has passed, even if its timer has not fired yet
+//! in this turn: the grant looks at the deadline itself (`make_idle`), and
+//! the checkout gives up instead. No checkout is ever granted a connection
+//! after its checkout timeout.
 //!
 //! # Results, not callbacks
 //!

@@ -161,19 +161,10 @@ fn run_stats(client: &Client, scenario: &Scenario) -> RunStats {
         )
         .into(),
     );
-    let run = scenario.epoch.elapsed().as_secs_f64();
-    if run > 0.0 {
-        let asleep = 100.0 * stats.asleep.as_secs_f64() / run;
-        extra.insert(
-            "loop".to_owned(),
-            format!(
-                "{} waits, asleep {asleep:.0}% of the run, working {:.0}%",
-                stats.waits,
-                100.0 - asleep
-            )
-            .into(),
-        );
-    }
+    extra.insert(
+        "loop".to_owned(),
+        stats.loop_line(scenario.epoch.elapsed()).into(),
+    );
     RunStats {
         concurrency: scenario.conns,
         notes: Vec::new(),

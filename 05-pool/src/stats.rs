@@ -144,6 +144,24 @@ impl PoolStats {
         )
     }
 
+    /// A one-line summary of the loop over a run of length `run`: how
+    /// often it waited, and how much of the run it spent asleep doing so
+    /// (the rest was its own work: system calls, parsing, bookkeeping).
+    pub fn loop_line(&self, run: Duration) -> String {
+        let share = |part: Duration| {
+            if run.is_zero() {
+                0.0
+            } else {
+                100.0 * part.as_secs_f64() / run.as_secs_f64()
+            }
+        };
+        format!(
+            "{} waits, asleep {:.0}% of the run",
+            self.waits,
+            share(self.asleep)
+        )
+    }
+
     /// A one-line summary of the checkout queue, for the report.
     pub fn queue_line(&self) -> String {
         let ms = |d: Option<Duration>| d.map_or(0.0, |d| d.as_secs_f64() * 1e3);

@@ -42,43 +42,30 @@ struct Case {
     checkouts: Vec<usize>,
 }
 
-fn case() -> impl Strategy<Value = Case> {
-    (1usize..=4).prop_flat_map(|size| {
-        (
-            0u64..1000,
-            Just(size),
-            0..=size,
-            proptest::option::of(1u64..=4),
-            proptest::option::of((1u64..=20).prop_map(Duration::from_millis)),
-            (15u64..=120).prop_map(Duration::from_millis),
-            any::<bool>(),
-            proptest::sample::select(Backend::ALL.to_vec()),
-            proptest::collection::vec(1usize..=3, 3..=12),
-        )
-            .prop_map(
-                |(
-                    seed,
-                    size,
-                    min_idle,
-                    max_uses,
-                    idle_timeout,
-                    checkout_timeout,
-                    reuse_after_error,
-                    backend,
-                    checkouts,
-                )| Case {
-                    seed,
-                    size,
-                    min_idle,
-                    max_uses,
-                    idle_timeout,
-                    checkout_timeout,
-                    reuse_after_error,
-                    backend,
-                    checkouts,
-                },
-            )
-    })
+prop_compose! {
+    fn case()(size in 1usize..=4)(
+        size in Just(size),
+        seed in 0u64..1000,
+        min_idle in 0..=size,
+        max_uses in proptest::option::of(1u64..=4),
+        idle_ms in proptest::option::of(1u64..=20),
+        checkout_ms in 15u64..=120,
+        reuse_after_error in any::<bool>(),
+        backend in proptest::sample::select(Backend::ALL.to_vec()),
+        checkouts in proptest::collection::vec(1usize..=3, 3..=12),
+    ) -> Case {
+        Case {
+            seed,
+            size,
+            min_idle,
+            max_uses,
+            idle_timeout: idle_ms.map(Duration::from_millis),
+            checkout_timeout: Duration::from_millis(checkout_ms),
+            reuse_after_error,
+            backend,
+            checkouts,
+        }
+    }
 }
 
 /// Runs a case: every checkout asked for at once (so the queue is long and
