@@ -20,21 +20,21 @@ fn a_late_reply_never_reaches_the_next_request() {
     // One connection only: if a connection that timed out were reused, the
     // late reply would be read as the next item's answer, and the report
     // would find a wrong result.
-    // Slow replies take 150 ms, fast ones 1 ms, and the read timeout sits
+    // Slow replies take 300 ms, fast ones 1 ms, and the read timeout sits
     // far from both, so a loaded machine cannot move a reply across it.
-    let latency: LatencyModel = "bimodal:0.25:150ms:1ms".parse().expect("a latency spec");
+    let latency: LatencyModel = "bimodal:0.25:300ms:1ms".parse().expect("a latency spec");
     let settings = Settings {
         items: 40,
         conns: 1,
         phases: Phases::One,
         latency,
-        read_timeout: Some(60 * MS),
+        read_timeout: Some(120 * MS),
         ..quick_settings()
     };
     let work = items(settings.items, settings.seed);
     let slow: Vec<bool> = work
         .iter()
-        .map(|item| latency.sample(settings.seed, item.id, Phase::Get) > 60 * MS)
+        .map(|item| latency.sample(settings.seed, item.id, Phase::Get) > 120 * MS)
         .collect();
     let timeouts = slow.iter().filter(|&&s| s).count() as u64;
     assert!(timeouts > 3, "the seed gives slow replies");
@@ -58,13 +58,14 @@ fn a_late_reply_never_reaches_the_next_request() {
 
 #[test]
 fn a_read_timeout_measures_silence_not_the_whole_request() {
-    // Each phase takes 30 ms, the whole request 60 ms: a 45 ms timeout on
-    // silence lets every request finish.
-    let server = server("30ms", "none", 1);
+    // Each phase takes 80 ms, the whole request 160 ms: a 120 ms timeout
+    // on silence lets every request finish (40 ms of margin either way, for
+    // a loaded machine).
+    let server = server("80ms", "none", 1);
     let addr = server.addr();
     let done = bounded(move || {
         let mut pool = client(Backend::Epoll, addr, 4, |c| {
-            c.read_timeout = Some(45 * MS);
+            c.read_timeout = Some(120 * MS);
         });
         run_items(&mut pool, items(8, 1))
     });
