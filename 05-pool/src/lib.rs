@@ -165,9 +165,23 @@ fn run_stats(client: &Client, scenario: &Scenario) -> RunStats {
         "loop".to_owned(),
         stats.loop_line(scenario.epoch.elapsed()).into(),
     );
+    let mut notes = Vec::new();
+    if stats.gave_up > 0 {
+        notes.push(format!(
+            "{} checkouts got no connection within the checkout timeout: the pool was too small \
+             for the load, or the server could not be reached",
+            stats.gave_up
+        ));
+    }
+    if stats.connect_failures > 0 {
+        notes.push(format!(
+            "{} connects failed; the pool backed off and tried again",
+            stats.connect_failures
+        ));
+    }
     RunStats {
         concurrency: scenario.conns,
-        notes: Vec::new(),
+        notes,
         extra,
     }
 }
