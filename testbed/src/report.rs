@@ -375,11 +375,20 @@ impl fmt::Display for Report {
             "  connections  {} in flight, server peak {peak}, database {}",
             self.conns, self.db_connections
         )?;
+        // Stage figures line up with the table above, or with their own
+        // longest key when a stage has a longer one.
+        let width = self
+            .stage_stats
+            .keys()
+            .map(String::len)
+            .max()
+            .unwrap_or(0)
+            .max(12);
         for (key, value) in &self.stage_stats {
             // A text figure prints as text, not as a quoted JSON string.
             match value {
-                serde_json::Value::String(text) => writeln!(f, "  {key:<12} {text}")?,
-                other => writeln!(f, "  {key:<12} {other}")?,
+                serde_json::Value::String(text) => writeln!(f, "  {key:<width$} {text}")?,
+                other => writeln!(f, "  {key:<width$} {other}")?,
             }
         }
         for note in &self.notes {
