@@ -69,7 +69,12 @@ impl Stage for Sync {
 }
 
 /// Sends one item over `conn`, connecting first if there is no connection.
-fn connect_and_request(
+///
+/// A refused or failed connect is this item's outcome, not an error of the
+/// run; the caller drops a connection that [breaks](testbed::outcome::ErrorKind::breaks_connection),
+/// and the next call reconnects. Public because 02-fork's workers run the
+/// same loop, one copy per worker.
+pub fn connect_and_request(
     conn: &mut Option<Conn<TcpStream>>,
     scenario: &Scenario,
     item: &Item,
