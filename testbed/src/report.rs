@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::duration::format_duration;
 use crate::faults::FaultPlan;
@@ -71,7 +71,7 @@ pub struct RunFacts {
 
 /// Latency percentiles, in milliseconds, over every stored item (from the
 /// stage starting on it to its outcome being known).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyMs {
     /// Median.
     pub p50: f64,
@@ -83,7 +83,9 @@ pub struct LatencyMs {
 
 /// The verified outcome of a run. Its JSON keys are a stable contract
 /// (DESIGN.md, "Report JSON keys"); keys may be added, never renamed.
-#[derive(Debug, Clone, Serialize)]
+/// It also deserialises, so a program can read back a report that a stage
+/// printed with `--json` in another process (the bench's race does).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// The stage's package name.
     pub stage: String,

@@ -1,0 +1,391 @@
+//! The race: every contender on the same two workloads, in one run.
+//!
+//! Two workloads, because one question is not enough:
+//!
+//! - **latency-bound** (the ladder): a slow server, 2 ms per request line,
+//!   two-phase, 50 connections. Here a stage is judged by Little's law:
+//!   with 50 requests in flight, each taking 2 × 2 ms, no client can beat
+//!   50 / 4 ms = 12,500 items/s. 01-sync is stuck at 1 / 4 ms = 250.
+//! - **overhead**: the same at zero latency. Now only the machine limits
+//!   throughput (system calls, loopback TCP, the server's own threads on
+//!   the same two cores), and the models differ in what each item costs
+//!   the *client* in CPU ([`crate::cpu`]).
+//!
+//! Each run gets a fresh slow server in a process of its own, forked before
+//! anything else ([`plan`], [`crate::servers`]): its peak of connections is
+//! then that run's alone, and the client's CPU time is the client's alone.
+//! A row ([`Row`]) is one contender: the latency-bound run's report keys at
+//! the top level (like a stage's `--json`), plus the client's CPU time, and
+//! the overhead run's under `overhead`.
+//!
+//! Not here: drawing ([`crate::chart`]) and tables ([`crate::table`]).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+use testbed::cli::Settings;
+use testbed::duration::format_duration;
+use testbed::faults::FaultPlan;
+use testbed::latency::LatencyModel;
+use testbed::protocol::Phases;
+use testbed::server::ServerConfig;
+
+use crate::contenders::Contender;
+use crate::run::{Lap, RunError, Runner};
+use crate::servers::Servers;
+
+/// The seed of the item list and the server's draws (fixed: every
+/// contender gets the same items).
+pub const SEED: u64 = 1;
+
+/// One workload: what every contender is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Workload {
+    /// Items to process.
+    pub items: usize,
+    /// Concurrency: connections, workers, tasks or fibers.
+    pub conns: usize,
+    /// Request lines per item.
+    #[serde(serialize_with = "phases_count")]
+    pub phases: Phases,
+    /// The server's service time per request line.
+    #[serde(serialize_with = "as_spec")]
+    pub latency: LatencyModel,
+}
+
+fn phases_count<S: serde::Serializer>(phases: &Phases, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u32(phases.count())
+}
+
+fn as_spec<S: serde::Serializer>(latency: &LatencyModel, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(latency)
+}
+
+impl Workload {
+    /// The harness's settings for this workload against `server`. `json` is
+    /// set only to keep the harness's progress bar off: the race prints its
+    /// own progress lines.
+    pub fn settings(&self, server: SocketAddr) -> Settings {
+        Settings {
+            items: self.items,
+            conns: self.conns,
+            phases: self.phases,
+            latency: self.latency,
+            faults: FaultPlan::none(),
+            seed: SEED,
+            server: Some(server),
+            json: true,
+            ..Settings::default()
+        }
+    }
+
+    /// The server that serves it.
+    pub fn server_config(&self) -> ServerConfig {
+        ServerConfig {
+            latency: self.latency,
+            faults: FaultPlan::none(),
+            seed: SEED,
+            max_conns: None,
+        }
+    }
+
+    /// `2000 items, 50 conns, 2ms, two-phase`.
+    pub fn describe(&self) -> String {
+        let phases = match self.phases {
+            Phases::One => "single-phase",
+            Phases::Two => "two-phase",
+        };
+        format!(
+            "{} items, {} conns, {} latency, {phases}",
+            self.items, self.conns, self.latency
+        )
+    }
+}
+
+/// The two workloads of a race.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Workloads {
+    /// The latency-bound workload: the ladder.
+    pub latency_bound: Workload,
+    /// The zero-latency workload: CPU per item.
+    pub overhead: Workload,
+}
+
+impl Workloads {
+    /// The default race: 2,000 items at 2 ms (01-sync alone needs 8 s of
+    /// it), 20,000 at zero latency.
+    pub fn full() -> Workloads {
+        Workloads {
+            latency_bound: Workload {
+                items: 2_000,
+                conns: 50,
+                phases: Phases::Two,
+                latency: LatencyModel::Fixed(Duration::from_millis(2)),
+            },
+            overhead: Workload {
+                items: 20_000,
+                conns: 50,
+                phases: Phases::Two,
+                latency: LatencyModel::Fixed(Duration::ZERO),
+            },
+        }
+    }
+
+    /// `--quick`: half the ladder's items and a quarter of the overhead's;
+    /// the whole race takes well under a minute here.
+    pub fn quick() -> Workloads {
+        let full = Workloads::full();
+        Workloads {
+            latency_bound: Workload {
+                items: 1_000,
+                ..full.latency_bound
+            },
+            overhead: Workload {
+                items: 5_000,
+                ..full.overhead
+            },
+        }
+    }
+}
+
+/// Which workload a run belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// [`Workloads::latency_bound`].
+    LatencyBound,
+    /// [`Workloads::overhead`].
+    Overhead,
+}
+
+impl Part {
+    /// Both, in the order they run.
+    pub const ALL: [Part; 2] = [Part::LatencyBound, Part::Overhead];
+
+    /// Its name in progress lines and server keys.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Part::LatencyBound => "latency-bound",
+            Part::Overhead => "overhead",
+        }
+    }
+
+    fn of(self, workloads: &Workloads) -> &Workload {
+        match self {
+            Part::LatencyBound => &workloads.latency_bound,
+            Part::Overhead => &workloads.overhead,
+        }
+    }
+}
+
+/// One contender's results: the latency-bound lap's keys at the top level,
+/// the overhead lap under `overhead`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// The latency-bound run.
+    #[serde(flatten)]
+    pub latency_bound: Lap,
+    /// The zero-latency run.
+    pub overhead: Lap,
+}
+
+impl Row {
+    /// Nothing lost and nothing wrong, in either run.
+    pub fn is_sound(&self) -> bool {
+        self.latency_bound.report.is_sound() && self.overhead.report.is_sound()
+    }
+}
+
+/// A finished race.
+#[derive(Debug, Clone, Serialize)]
+pub struct Race {
+    /// One row per contender, in registry order.
+    pub rows: Vec<Row>,
+    /// What they were asked to do.
+    pub workloads: Workloads,
+    /// The command that made it.
+    pub command: String,
+}
+
+/// Why a race stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RaceError {
+    /// A run failed.
+    #[error("{contender}, {part}: {error}")]
+    Run {
+        /// The contender.
+        contender: String,
+        /// The workload.
+        part: &'static str,
+        /// What went wrong.
+        error: RunError,
+    },
+    /// The server forked for a run was missing or failed.
+    #[error("{contender}, {part}: the slow server: {why}")]
+    Server {
+        /// The contender.
+        contender: String,
+        /// The workload.
+        part: &'static str,
+        /// What went wrong.
+        why: String,
+    },
+}
+
+/// The key of the server forked for one run.
+fn server_key(contender: &Contender, part: Part) -> String {
+    format!("{}/{}", contender.name, part.as_str())
+}
+
+/// The servers a race needs, one per run: fork them with
+/// [`Servers::start`] before anything starts a thread.
+pub fn plan(contenders: &[&Contender], workloads: &Workloads) -> Vec<(String, ServerConfig)> {
+    contenders
+        .iter()
+        .flat_map(|c| {
+            Part::ALL.map(|part| (server_key(c, part), part.of(workloads).server_config()))
+        })
+        .collect()
+}
+
+/// Where a race writes its pictures.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The folder for each contender's timeline (`NAME.svg`).
+    pub timelines: PathBuf,
+}
+
+/// Runs the race: every contender, both workloads, each run on its own
+/// server from `servers`. `progress` gets a line before and after each run.
+pub fn run(
+    contenders: &[&Contender],
+    workloads: &Workloads,
+    servers: &mut Servers,
+    runner: &Runner,
+    output: &Output,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Vec<Row>, RaceError> {
+    let total = contenders.len() * Part::ALL.len();
+    let mut rows = Vec::new();
+    let mut done = 0;
+    for contender in contenders {
+        let mut laps = Vec::new();
+        for part in Part::ALL {
+            done += 1;
+            let workload = part.of(workloads);
+            progress(Progress::Starting {
+                index: done,
+                total,
+                contender: contender.name,
+                part,
+            });
+            let lap = run_one(contender, part, workload, servers, runner, output)?;
+            progress(Progress::Finished { lap: &lap, part });
+            laps.push(lap);
+        }
+        let overhead = laps.pop().expect("two parts ran");
+        let latency_bound = laps.pop().expect("two parts ran");
+        rows.push(Row {
+            latency_bound,
+            overhead,
+        });
+    }
+    Ok(rows)
+}
+
+fn run_one(
+    contender: &Contender,
+    part: Part,
+    workload: &Workload,
+    servers: &mut Servers,
+    runner: &Runner,
+    output: &Output,
+) -> Result<Lap, RaceError> {
+    let server_error = |why: String| RaceError::Server {
+        contender: contender.name.to_owned(),
+        part: part.as_str(),
+        why,
+    };
+    let server = servers
+        .take(&server_key(contender, part))
+        .ok_or_else(|| server_error("none was forked for this run".into()))?;
+    let settings = workload.settings(server.addr());
+    // Only the ladder's timelines: at zero latency a timeline of 20,000
+    // items is a solid block that says nothing the table does not.
+    let timeline = (part == Part::LatencyBound)
+        .then(|| output.timelines.join(format!("{}.svg", contender.name)));
+    let caption = format!("race: {}, {}", contender.name, workload.describe());
+    let lap = runner.run(contender, &settings, timeline.as_deref(), Some(&caption));
+    // Stop the server whatever happened, and read its figures.
+    let stats = server.finish().map_err(|e| server_error(e.to_string()))?;
+    let mut lap = lap.map_err(|error| RaceError::Run {
+        contender: contender.name.to_owned(),
+        part: part.as_str(),
+        error,
+    })?;
+    // The harness saw an external server and could not know its peak.
+    lap.report.server_peak_conns = Some(stats.peak_conns);
+    Ok(lap)
+}
+
+/// What [`run`] reports as it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A run is about to start.
+    Starting {
+        /// 1-based.
+        index: usize,
+        /// Runs in the race.
+        total: usize,
+        /// Who.
+        contender: &'a str,
+        /// Which workload.
+        part: Part,
+    },
+    /// It finished.
+    Finished {
+        /// Its lap.
+        lap: &'a Lap,
+        /// Which workload.
+        part: Part,
+    },
+}
+
+impl std::fmt::Display for Progress<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Progress::Starting {
+                index,
+                total,
+                contender,
+                part,
+            } => write!(
+                f,
+                "race: [{index:>2}/{total}] {contender:<14} {:<13} ",
+                part.as_str()
+            ),
+            Progress::Finished { lap, .. } => {
+                let r = &lap.report;
+                write!(
+                    f,
+                    "{:>9.0} items/s in {:>7}, p99 {:>7.2} ms, client CPU {:>6.1} us/item, lost {}, wrong {}",
+                    r.throughput,
+                    format_duration(Duration::from_secs_f64(r.elapsed_s)),
+                    r.latency_ms.p99,
+                    lap.client_cpu_us_per_item,
+                    r.lost,
+                    r.wrong
+                )
+            }
+        }
+    }
+}
+
+/// Writes `text` to `path`, creating its folder.
+pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)
+}
