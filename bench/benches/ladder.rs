@@ -61,7 +61,11 @@ struct Sizes {
     scale_items_per_conn: usize,
     /// The connection counts of `scale`.
     scale_conns: &'static [usize],
+    /// The service time of `scale`.
+    scale_latency: LatencyModel,
     warm_up: Duration,
+    /// Criterion's target time for the samples of one benchmark; the groups
+    /// with longer runs ask for a multiple of it.
     measurement: Duration,
     /// Bootstrap resamples of criterion's analysis (its default: 100,000).
     resamples: usize,
@@ -75,8 +79,12 @@ impl Sizes {
         overhead_items: 10_000,
         scale_items_per_conn: 2,
         scale_conns: &SCALE_CONNS,
+        // 5,000 connections ask the server for 5,000 / 200 ms = 25,000 lines
+        // per second, about half of what it serves on this machine, so the
+        // server is not what is measured.
+        scale_latency: LatencyModel::Fixed(Duration::from_millis(200)),
         warm_up: Duration::from_secs(1),
-        measurement: Duration::from_secs(4),
+        measurement: Duration::from_secs(3),
         resamples: 100_000,
     };
 
@@ -86,7 +94,9 @@ impl Sizes {
         uneven_items: 100,
         overhead_items: 1_000,
         scale_items_per_conn: 1,
-        scale_conns: &SCALE_CONNS[..1],
+        scale_conns: &[SCALE_CONNS[0]],
+        // 1,000 connections: 20,000 lines per second, still within reach.
+        scale_latency: LatencyModel::Fixed(Duration::from_millis(50)),
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(300),
         resamples: 5_000,
@@ -127,21 +137,14 @@ fn bimodal() -> LatencyModel {
     }
 }
 
-/// The service time of `scale`: long enough that 5,000 connections ask the
-/// server for 5,000 / 200 ms = 25,000 lines per second, about half of what
-/// it serves on this machine, so the server is not what is measured.
-fn scale_latency() -> LatencyModel {
-    fixed(200)
-}
-
 /// One server per workload, keyed by group name.
-fn server_plan() -> Vec<(String, testbed::server::ServerConfig)> {
+fn server_plan(sizes: &Sizes) -> Vec<(String, testbed::server::ServerConfig)> {
     let config = |latency| two_phase(1, 1, latency).server_config();
     vec![
         ("latency_bound".into(), config(fixed(2))),
         ("uneven".into(), config(bimodal())),
         ("overhead".into(), config(fixed(0))),
-        ("scale".into(), config(scale_latency())),
+        ("scale".into(), config(sizes.scale_latency)),
     ]
 }
 
@@ -198,7 +201,14 @@ fn cpu(lap: &Lap) -> Duration {
     Duration::from_secs_f64(lap.client_cpu_s)
 }
 
-fn group<'c>(c: &'c mut Criterion, name: &str, sizes: &Sizes) -> BenchmarkGroup<'c, WallTime> {
+/// A group of flat-sampled benchmarks, measured for `times` × the base
+/// measurement time.
+fn group<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+    sizes: &Sizes,
+    times: u32,
+) -> BenchmarkGroup<'c, WallTime> {
     let mut group = c.benchmark_group(name);
     // Each iteration is a whole run: keep the iteration count the same in
     // every sample instead of growing it linearly (criterion's advice for
@@ -207,7 +217,7 @@ fn group<'c>(c: &'c mut Criterion, name: &str, sizes: &Sizes) -> BenchmarkGroup<
         .sampling_mode(SamplingMode::Flat)
         .sample_size(10)
         .warm_up_time(sizes.warm_up)
-        .measurement_time(sizes.measurement)
+        .measurement_time(sizes.measurement * times)
         .nresamples(sizes.resamples);
     group
 }
@@ -215,14 +225,14 @@ fn group<'c>(c: &'c mut Criterion, name: &str, sizes: &Sizes) -> BenchmarkGroup<
 fn main() {
     let sizes = Sizes::from_env();
     // First, while this process has one thread: the servers.
-    let servers = Servers::start(server_plan()).expect("could not fork the slow servers");
+    let servers = Servers::start(server_plan(&sizes)).expect("could not fork the slow servers");
     let addr = |key: &str| servers.addr(key).expect("every group's server was forked");
     let runner = Runner {
         race_exe: PathBuf::from(env!("CARGO_BIN_EXE_race")),
     };
     let mut c = Criterion::default().configure_from_args();
 
-    let mut g = group(&mut c, "latency_bound", &sizes);
+    let mut g = group(&mut c, "latency_bound", &sizes, 1);
     for contender in contenders::in_group(Group::LatencyBound) {
         let levels: &[usize] = if contender.sequential {
             &LEVELS[..1]
@@ -242,7 +252,7 @@ fn main() {
     }
     g.finish();
 
-    let mut g = group(&mut c, "uneven", &sizes);
+    let mut g = group(&mut c, "uneven", &sizes, 1);
     for contender in contenders::in_group(Group::Uneven) {
         Bench {
             runner: &runner,
@@ -258,7 +268,7 @@ fn main() {
         ("overhead", wall as fn(&Lap) -> Duration),
         ("overhead_cpu", cpu),
     ] {
-        let mut g = group(&mut c, name, &sizes);
+        let mut g = group(&mut c, name, &sizes, 2);
         for contender in contenders::in_group(Group::Overhead) {
             Bench {
                 runner: &runner,
@@ -271,14 +281,18 @@ fn main() {
         g.finish();
     }
 
-    let mut g = group(&mut c, "scale", &sizes);
+    let mut g = group(&mut c, "scale", &sizes, 4);
     for contender in contenders::in_group(Group::Scale) {
         for &conns in sizes.scale_conns {
             Bench {
                 runner: &runner,
                 server: addr("scale"),
                 contender,
-                workload: two_phase(conns * sizes.scale_items_per_conn, conns, scale_latency()),
+                workload: two_phase(
+                    conns * sizes.scale_items_per_conn,
+                    conns,
+                    sizes.scale_latency,
+                ),
             }
             .register(&mut g, BenchmarkId::new(contender.name, conns), wall);
         }

@@ -72,7 +72,9 @@ pub fn render(race: &Race) -> String {
         .iter()
         .map(|r| r.latency_bound.report.throughput)
         .fold(ideal, f64::max)
-        .max(1.0);
+        .max(1.0)
+        // Room to the right of the longest bar (or the ideal) for its label.
+        * 1.12;
     title(
         &mut svg,
         left,
@@ -122,7 +124,7 @@ pub fn render(race: &Race) -> String {
         &mut svg,
         right,
         "client CPU per item, µs, lower is better",
-        &format!("{} items, {} conns, zero latency", zero.items, zero.conns),
+        &zero.describe(),
     );
     for (i, row) in race.rows.iter().enumerate() {
         let y = TOP + i as f64 * ROW;

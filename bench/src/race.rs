@@ -2,18 +2,21 @@
 //!
 //! Two workloads, because one question is not enough:
 //!
-//! - **latency-bound** (the ladder): a slow server, 2 ms per request line,
-//!   two-phase, 50 connections. Here a stage is judged by Little's law:
+//! - **latency-bound** (the ladder): 4,000 items, a slow server, 2 ms per
+//!   request line, two-phase, 50 connections. Here a stage is judged by Little's law:
 //!   with 50 requests in flight, each taking 2 × 2 ms, no client can beat
 //!   50 / 4 ms = 12,500 items/s. 01-sync is stuck at 1 / 4 ms = 250.
-//! - **overhead**: the same at zero latency. Now only the machine limits
+//! - **overhead**: 40,000 items, the same at zero latency. Now only the machine limits
 //!   throughput (system calls, loopback TCP, the server's own threads on
 //!   the same two cores), and the models differ in what each item costs
 //!   the *client* in CPU ([`crate::cpu`]).
 //!
-//! Each run gets a fresh slow server in a process of its own, forked before
-//! anything else ([`plan`], [`crate::servers`]): its peak of connections is
-//! then that run's alone, and the client's CPU time is the client's alone.
+//! Each contender gets a slow server per workload in a process of its own,
+//! forked before anything else ([`plan`], [`crate::servers`]): its peak of
+//! connections is then that contender's alone, and the client's CPU time is
+//! the client's alone. On a shared machine one run is noisy, so the race
+//! runs several rounds and shows, for each contender, the round with the
+//! median throughput ([`run`]).
 //! A row ([`Row`]) is one contender: the latency-bound run's report keys at
 //! the top level (like a stage's `--json`), plus the client's CPU time, and
 //! the overhead run's under `overhead`.
@@ -97,9 +100,14 @@ impl Workload {
             Phases::One => "single-phase",
             Phases::Two => "two-phase",
         };
+        let latency = if self.latency.mean().is_zero() {
+            "zero".to_owned()
+        } else {
+            self.latency.to_string()
+        };
         format!(
-            "{} items, {} conns, {} latency, {phases}",
-            self.items, self.conns, self.latency
+            "{} items, {} conns, {latency} latency, {phases}",
+            self.items, self.conns
         )
     }
 }
@@ -114,18 +122,18 @@ pub struct Workloads {
 }
 
 impl Workloads {
-    /// The default race: 2,000 items at 2 ms (01-sync alone needs 8 s of
-    /// it), 20,000 at zero latency.
+    /// The default race: 4,000 items at 2 ms (01-sync alone needs 16 s of
+    /// it), 40,000 at zero latency.
     pub fn full() -> Workloads {
         Workloads {
             latency_bound: Workload {
-                items: 2_000,
+                items: 4_000,
                 conns: 50,
                 phases: Phases::Two,
                 latency: LatencyModel::Fixed(Duration::from_millis(2)),
             },
             overhead: Workload {
-                items: 20_000,
+                items: 40_000,
                 conns: 50,
                 phases: Phases::Two,
                 latency: LatencyModel::Fixed(Duration::ZERO),
@@ -134,16 +142,16 @@ impl Workloads {
     }
 
     /// `--quick`: half the ladder's items and a quarter of the overhead's;
-    /// the whole race takes well under a minute here.
+    /// the whole race takes about 20 seconds here.
     pub fn quick() -> Workloads {
         let full = Workloads::full();
         Workloads {
             latency_bound: Workload {
-                items: 1_000,
+                items: 2_000,
                 ..full.latency_bound
             },
             overhead: Workload {
-                items: 5_000,
+                items: 10_000,
                 ..full.overhead
             },
         }
@@ -180,7 +188,9 @@ impl Part {
 }
 
 /// One contender's results: the latency-bound lap's keys at the top level,
-/// the overhead lap under `overhead`.
+/// the overhead lap under `overhead`. With several rounds, each is the
+/// round with the median throughput (a real run, not an average of runs),
+/// and `rounds` lists them all.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     /// The latency-bound run.
@@ -188,6 +198,35 @@ pub struct Row {
     pub latency_bound: Lap,
     /// The zero-latency run.
     pub overhead: Lap,
+    /// Every round's headline figures, in the order they ran.
+    pub rounds: Rounds,
+}
+
+/// Every round's headline figures, per workload.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Rounds {
+    /// The latency-bound rounds.
+    pub latency_bound: Vec<RoundFigures>,
+    /// The zero-latency rounds.
+    pub overhead: Vec<RoundFigures>,
+}
+
+/// One round's headline figures.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RoundFigures {
+    /// Items per second.
+    pub throughput: f64,
+    /// The client's CPU time per item, µs.
+    pub client_cpu_us_per_item: f64,
+}
+
+impl RoundFigures {
+    fn of(lap: &Lap) -> RoundFigures {
+        RoundFigures {
+            throughput: lap.report.throughput,
+            client_cpu_us_per_item: lap.client_cpu_us_per_item,
+        }
+    }
 }
 
 impl Row {
@@ -238,7 +277,7 @@ fn server_key(contender: &Contender, part: Part) -> String {
     format!("{}/{}", contender.name, part.as_str())
 }
 
-/// The servers a race needs, one per run: fork them with
+/// The servers a race needs, one per contender and workload: fork them with
 /// [`Servers::start`] before anything starts a thread.
 pub fn plan(contenders: &[&Contender], workloads: &Workloads) -> Vec<(String, ServerConfig)> {
     contenders
@@ -256,50 +295,107 @@ pub struct Output {
     pub timelines: PathBuf,
 }
 
-/// Runs the race: every contender, both workloads, each run on its own
-/// server from `servers`. `progress` gets a line before and after each run.
+/// Runs the race: `rounds` times every contender on both workloads, each
+/// contender and workload on its own server from `servers`. Rounds run one
+/// after the other, each through every contender, so a burst of load from
+/// elsewhere on the machine spoils one round of several contenders rather
+/// than every round of one. `progress` hears before and after each run.
 pub fn run(
     contenders: &[&Contender],
     workloads: &Workloads,
+    rounds: usize,
     servers: &mut Servers,
     runner: &Runner,
     output: &Output,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Vec<Row>, RaceError> {
-    let total = contenders.len() * Part::ALL.len();
-    let mut rows = Vec::new();
-    let mut done = 0;
-    for contender in contenders {
-        let mut laps = Vec::new();
-        for part in Part::ALL {
-            done += 1;
-            let workload = part.of(workloads);
-            progress(Progress::Starting {
-                index: done,
-                total,
-                contender: contender.name,
-                part,
-            });
-            let lap = run_one(contender, part, workload, servers, runner, output)?;
-            progress(Progress::Finished { lap: &lap, part });
-            laps.push(lap);
+    let rounds = rounds.max(1);
+    let total = rounds * contenders.len() * Part::ALL.len();
+    // laps[contender][part]: every round's lap, and its timeline if any.
+    let mut laps: Vec<[Vec<Done>; 2]> = contenders
+        .iter()
+        .map(|_| [Vec::new(), Vec::new()])
+        .collect();
+    let mut index = 0;
+    for round in 1..=rounds {
+        for (contender, laps) in contenders.iter().zip(&mut laps) {
+            for (part, laps) in Part::ALL.into_iter().zip(laps.iter_mut()) {
+                index += 1;
+                progress(Progress::Starting {
+                    index,
+                    total,
+                    contender: contender.name,
+                    part,
+                });
+                let done = run_one(contender, part, workloads, round, servers, runner, output)?;
+                progress(Progress::Finished { lap: &done.0, part });
+                laps.push(done);
+            }
         }
-        let overhead = laps.pop().expect("two parts ran");
-        let latency_bound = laps.pop().expect("two parts ran");
+    }
+    let mut rows = Vec::new();
+    for (contender, [ladder, zero]) in contenders.iter().zip(laps) {
+        let figures = |laps: &[Done]| laps.iter().map(|(lap, _)| RoundFigures::of(lap)).collect();
+        let rounds = Rounds {
+            latency_bound: figures(&ladder),
+            overhead: figures(&zero),
+        };
         rows.push(Row {
-            latency_bound,
-            overhead,
+            latency_bound: settle(contender, Part::LatencyBound, ladder, servers, output)?,
+            overhead: settle(contender, Part::Overhead, zero, servers, output)?,
+            rounds,
         });
     }
     Ok(rows)
 }
 
+/// A finished run: its lap, and its timeline's path if it drew one.
+type Done = (Lap, Option<PathBuf>);
+
+/// One run: a contender, a workload, a round.
 fn run_one(
     contender: &Contender,
     part: Part,
-    workload: &Workload,
-    servers: &mut Servers,
+    workloads: &Workloads,
+    round: usize,
+    servers: &Servers,
     runner: &Runner,
+    output: &Output,
+) -> Result<Done, RaceError> {
+    let workload = part.of(workloads);
+    let addr = servers
+        .addr(&server_key(contender, part))
+        .ok_or_else(|| RaceError::Server {
+            contender: contender.name.to_owned(),
+            part: part.as_str(),
+            why: "none was forked for this run".into(),
+        })?;
+    // Only the ladder's timelines: at zero latency a timeline of 40,000
+    // items is a solid block that says nothing the table does not.
+    let timeline = (part == Part::LatencyBound).then(|| {
+        output
+            .timelines
+            .join(format!("{}.round-{round}.svg", contender.name))
+    });
+    let caption = format!("race: {}, {}", contender.name, workload.describe());
+    let settings = workload.settings(addr);
+    let lap = runner
+        .run(contender, &settings, timeline.as_deref(), Some(&caption))
+        .map_err(|error| RaceError::Run {
+            contender: contender.name.to_owned(),
+            part: part.as_str(),
+            error,
+        })?;
+    Ok((lap, timeline))
+}
+
+/// Picks the median round, keeps its timeline as `NAME.svg`, and stops the
+/// server, whose peak of connections is the contender's.
+fn settle(
+    contender: &Contender,
+    part: Part,
+    mut laps: Vec<Done>,
+    servers: &mut Servers,
     output: &Output,
 ) -> Result<Lap, RaceError> {
     let server_error = |why: String| RaceError::Server {
@@ -307,23 +403,27 @@ fn run_one(
         part: part.as_str(),
         why,
     };
-    let server = servers
+    let stats = servers
         .take(&server_key(contender, part))
-        .ok_or_else(|| server_error("none was forked for this run".into()))?;
-    let settings = workload.settings(server.addr());
-    // Only the ladder's timelines: at zero latency a timeline of 20,000
-    // items is a solid block that says nothing the table does not.
-    let timeline = (part == Part::LatencyBound)
-        .then(|| output.timelines.join(format!("{}.svg", contender.name)));
-    let caption = format!("race: {}, {}", contender.name, workload.describe());
-    let lap = runner.run(contender, &settings, timeline.as_deref(), Some(&caption));
-    // Stop the server whatever happened, and read its figures.
-    let stats = server.finish().map_err(|e| server_error(e.to_string()))?;
-    let mut lap = lap.map_err(|error| RaceError::Run {
-        contender: contender.name.to_owned(),
-        part: part.as_str(),
-        error,
-    })?;
+        .ok_or_else(|| server_error("none was forked for this run".into()))?
+        .finish()
+        .map_err(|e| server_error(e.to_string()))?;
+    laps.sort_by(|a, b| a.0.report.throughput.total_cmp(&b.0.report.throughput));
+    // `run` made at least one round; with an even count, the upper median.
+    let (mut lap, timeline) = laps.swap_remove(laps.len() / 2);
+    for (_, other) in laps {
+        if let Some(path) = other {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    if let Some(path) = timeline {
+        let kept = output.timelines.join(format!("{}.svg", contender.name));
+        std::fs::rename(&path, &kept).map_err(|e| RaceError::Run {
+            contender: contender.name.to_owned(),
+            part: part.as_str(),
+            error: RunError::Timeline(e),
+        })?;
+    }
     // The harness saw an external server and could not know its peak.
     lap.report.server_peak_conns = Some(stats.peak_conns);
     Ok(lap)

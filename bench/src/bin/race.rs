@@ -34,7 +34,7 @@ use bench::{chart, table};
 #[command(name = "race", version)]
 struct Args {
     /// A shorter race (half the ladder's items, a quarter of the overhead
-    /// run's): well under a minute.
+    /// run's): about 20 seconds.
     #[arg(long)]
     quick: bool,
 
@@ -53,6 +53,11 @@ struct Args {
     /// Only these contenders, comma-separated (e.g. sync,tokio-ct).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     only: Vec<String>,
+
+    /// Run every contender this many times and show each one's median
+    /// round: a shared machine is noisy.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..))]
+    rounds: u16,
 
     /// Items of the latency-bound workload.
     #[arg(long, value_name = "N")]
@@ -131,6 +136,7 @@ fn main() -> ExitCode {
     let rows = match race::run(
         &contenders,
         &workloads,
+        args.rounds.into(),
         &mut servers,
         &runner,
         &output,

@@ -21,6 +21,8 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
         "--only",
         "sync,threads,tokio,tokio-ct",
         "--json",
+        "--rounds",
+        "2",
         "--out",
         &out_arg,
     ]);
@@ -61,7 +63,13 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
         assert_eq!(row["overhead"]["lost"], 0);
         assert_eq!(row["items"], 20);
         assert_eq!(row["overhead"]["items"], 100);
-        // Each run had a server of its own, so its peak is this run's.
+        // The median of two rounds, and both rounds listed.
+        assert_eq!(
+            row["rounds"]["latency_bound"].as_array().map(Vec::len),
+            Some(2)
+        );
+        assert_eq!(row["rounds"]["overhead"].as_array().map(Vec::len), Some(2));
+        // Each contender had a server of its own, so its peak is its own.
         let peak = row["server_peak_conns"]
             .as_u64()
             .expect("a forked server's peak");
@@ -70,6 +78,11 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
     for file in ["race.json", "race.md", "race.svg", "timelines/tokio-ct.svg"] {
         assert!(out.path().join(file).is_file(), "{file} was not written");
     }
+    // The other rounds' timelines are gone: one picture per contender.
+    let timelines = std::fs::read_dir(out.path().join("timelines"))
+        .expect("the timelines folder")
+        .count();
+    assert_eq!(timelines, 4);
     let svg = std::fs::read_to_string(out.path().join("race.svg")).expect("the chart");
     assert!(svg.contains("tokio-ct") && svg.ends_with("</svg>\n"));
     let md = std::fs::read_to_string(out.path().join("race.md")).expect("the table");
@@ -81,7 +94,7 @@ fn progress_goes_to_stderr() {
     let out = tempfile::tempdir().expect("a temporary directory");
     let out_arg = out.path().to_string_lossy().into_owned();
     let mut args = TINY.to_vec();
-    args.extend(["--only", "threads", "--out", &out_arg]);
+    args.extend(["--only", "threads", "--rounds", "1", "--out", &out_arg]);
     let output = run_bin(RACE, &args, DEADLINE);
     assert!(output.status.success(), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
