@@ -83,9 +83,9 @@ impl Sizes {
         // per second, about half of what it serves on this machine, so the
         // server is not what is measured.
         scale_latency: LatencyModel::Fixed(Duration::from_millis(200)),
-        warm_up: Duration::from_secs(1),
+        warm_up: Duration::from_millis(500),
         measurement: Duration::from_secs(3),
-        resamples: 100_000,
+        resamples: 10_000,
     };
 
     /// A quick look: runs of tens of milliseconds, the minimum of samples.

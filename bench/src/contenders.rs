@@ -8,8 +8,13 @@
 //! # Adding a rung
 //!
 //! 1. add its package to `bench/Cargo.toml` (`select.workspace = true`);
-//! 2. add one line to [`CONTENDERS`], in ladder order, e.g.
+//! 2. add one line to [`CONTENDERS`], in ladder order: a name, the groups
+//!    it joins, and how to make the stage, e.g.
 //!    `Contender::rung("select-epoll", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(select::Select { backend: select::Backend::Epoll }))`.
+//!
+//! A stage with variants (04-select's three system calls) gets a line per
+//! variant, named `package-variant`. The race runs every line; a line with
+//! no groups (`&[]`) is raced but not benchmarked.
 //!
 //! The groups a contender joins say which questions it answers: a stage
 //! without concurrency (01-sync) has nothing to show at 10 or 100
@@ -125,8 +130,15 @@ pub const CONTENDERS: &[Contender] = &[
         Box::new(sync::Sync::default())
     })
     .sequential(),
-    // The rungs still to come, one line each (see the module docs):
-    // fork, roundrobin, select-select, select-poll, select-epoll, pool, scheduler.
+    // The rungs still being written: uncomment each line as its branch is
+    // merged, and add its package to bench/Cargo.toml.
+    // Contender::rung("fork", &[LatencyBound, Overhead], || Box::new(fork::Fork::processes())),
+    // Contender::rung("roundrobin", &[LatencyBound, Uneven, Overhead], || Box::new(roundrobin::RoundRobin::default())),
+    // Contender::rung("select-select", &[], || Box::new(select::Select { backend: select::Backend::Select })),
+    // Contender::rung("select-poll", &[], || Box::new(select::Select { backend: select::Backend::Poll })),
+    // Contender::rung("select-epoll", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(select::Select { backend: select::Backend::Epoll })),
+    // Contender::rung("pool", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(pool::Pool::default())),
+    // Contender::rung("scheduler", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(scheduler::Fibers::default())),
     Contender::reference("threads", &[LatencyBound, Uneven, Overhead, Scale], || {
         Box::new(Threads)
     }),

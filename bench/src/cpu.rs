@@ -42,11 +42,13 @@ pub struct CpuTime {
 
 impl CpuTime {
     /// This process and its waited-for children, so far.
+    // ANCHOR: now
     pub fn now() -> std::io::Result<CpuTime> {
         let own = getrusage(UsageWho::RUSAGE_SELF)?;
         let children = getrusage(UsageWho::RUSAGE_CHILDREN)?;
         Ok(CpuTime::from(own) + CpuTime::from(children))
     }
+    // ANCHOR_END: now
 
     /// User plus system.
     pub fn total(self) -> Duration {
@@ -134,12 +136,14 @@ impl Stage for Metered<'_> {
         self.stage.supports_read_timeout()
     }
 
+    // ANCHOR: metered
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
         let before = CpuTime::now()?;
         let stats = self.stage.run(scenario)?;
         self.spent.set(Some(CpuTime::now()? - before));
         Ok(stats)
     }
+    // ANCHOR_END: metered
 }
 
 #[cfg(test)]

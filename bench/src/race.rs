@@ -288,11 +288,13 @@ pub fn plan(contenders: &[&Contender], workloads: &Workloads) -> Vec<(String, Se
         .collect()
 }
 
-/// Where a race writes its pictures.
+/// Where a race writes its pictures, and what they say made them.
 #[derive(Debug, Clone)]
 pub struct Output {
     /// The folder for each contender's timeline (`NAME.svg`).
     pub timelines: PathBuf,
+    /// The race's command line, printed under each timeline.
+    pub command: String,
 }
 
 /// Runs the race: `rounds` times every contender on both workloads, each
@@ -377,7 +379,12 @@ fn run_one(
             .timelines
             .join(format!("{}.round-{round}.svg", contender.name))
     });
-    let caption = format!("race: {}, {}", contender.name, workload.describe());
+    let caption = format!(
+        "{}   # {}: {}",
+        output.command,
+        contender.name,
+        workload.describe()
+    );
     let settings = workload.settings(addr);
     let lap = runner
         .run(contender, &settings, timeline.as_deref(), Some(&caption))

@@ -68,6 +68,7 @@ impl Stage for Threads {
         drop(todo_tx);
         let (done_tx, done_rx) = crossbeam_channel::unbounded::<Done>();
 
+        // ANCHOR: scope
         // Scoped threads may borrow the scenario, and the scope joins them
         // all before returning, even when recording fails half way.
         thread::scope(|scope| -> Result<(), StageError> {
@@ -88,6 +89,7 @@ impl Stage for Threads {
             }
             Ok(())
         })?;
+        // ANCHOR_END: scope
         Ok(RunStats {
             concurrency: conns,
             ..RunStats::default()
@@ -95,6 +97,7 @@ impl Stage for Threads {
     }
 }
 
+// ANCHOR: serve
 /// One connection's thread: take an item, request it, hand the outcome over.
 fn serve(scenario: &Scenario, lane: Lane, todo: &Receiver<&Item>, done: &Sender<Done>) {
     let mut conn: Option<Conn<TcpStream>> = None;
@@ -119,3 +122,4 @@ fn serve(scenario: &Scenario, lane: Lane, todo: &Receiver<&Item>, done: &Sender<
         }
     }
 }
+// ANCHOR_END: serve

@@ -123,6 +123,7 @@ fn main() -> ExitCode {
     };
     let output = Output {
         timelines: args.out.join("timelines"),
+        command: command_line(),
     };
     if let Err(e) = std::fs::create_dir_all(&output.timelines) {
         eprintln!("error: cannot create {}: {e}", output.timelines.display());
@@ -151,7 +152,7 @@ fn main() -> ExitCode {
     let race = Race {
         rows,
         workloads,
-        command: command_line(),
+        command: output.command,
     };
     if let Err(e) = write_outputs(&race, &args) {
         eprintln!("error: {e}");
