@@ -15,6 +15,8 @@
 
 use std::fmt::Write as _;
 
+use testbed::timeline::{escape, svg_start};
+
 use crate::contenders::{self, Kind};
 use crate::race::{Race, Row};
 use crate::table::thousands;
@@ -48,13 +50,8 @@ pub fn render(race: &Race) -> String {
     let left = LABELS;
     let right = LABELS + PANEL + GAP;
 
-    let mut svg = String::new();
+    let mut svg = svg_start(width, height);
     // `write!` to a String cannot fail; the results are ignored throughout.
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height:.0}" viewBox="0 0 {width} {height:.0}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
         r#"<text x="{left}" y="22" font-size="15" font-weight="bold">Racing the stages</text>"#
@@ -236,10 +233,4 @@ fn legend(svg: &mut String, y: f64) {
         );
         x += 20.0 + 7.0 * text.len() as f64;
     }
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }

@@ -76,13 +76,7 @@ impl Contender {
         groups: &'static [Group],
         make: fn() -> Box<dyn Stage>,
     ) -> Contender {
-        Contender {
-            name,
-            kind: Kind::Rung,
-            groups,
-            sequential: false,
-            make,
-        }
+        Contender::new(Kind::Rung, name, groups, make)
     }
 
     /// A reference.
@@ -91,9 +85,18 @@ impl Contender {
         groups: &'static [Group],
         make: fn() -> Box<dyn Stage>,
     ) -> Contender {
+        Contender::new(Kind::Reference, name, groups, make)
+    }
+
+    const fn new(
+        kind: Kind,
+        name: &'static str,
+        groups: &'static [Group],
+        make: fn() -> Box<dyn Stage>,
+    ) -> Contender {
         Contender {
             name,
-            kind: Kind::Reference,
+            kind,
             groups,
             sequential: false,
             make,

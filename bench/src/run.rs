@@ -101,20 +101,10 @@ impl Runner {
         timeline: Option<&Path>,
         caption: Option<&str>,
     ) -> Result<Lap, RunError> {
-        if (contender.make)().forks() {
-            self.run_in_child(contender, settings, timeline, caption)
-        } else {
-            run_here(contender, settings, timeline, caption)
+        if !(contender.make)().forks() {
+            return run_here(contender, settings, timeline, caption);
         }
-    }
-
-    fn run_in_child(
-        &self,
-        contender: &Contender,
-        settings: &Settings,
-        timeline: Option<&Path>,
-        caption: Option<&str>,
-    ) -> Result<Lap, RunError> {
+        // It forks: run it in a fresh, single-threaded process of its own.
         let mut command = Command::new(&self.race_exe);
         command
             .arg(CONTENDER_SUBCOMMAND)

@@ -36,6 +36,27 @@ use crate::protocol::{ItemId, Phases};
 use crate::store::Row;
 use crate::workload::Item;
 
+/// The report's JSON keys that are a stable contract (DESIGN.md, "Report
+/// JSON keys"): programs that read reports (the bench's race, tests) may
+/// rely on these; more keys may be added, none renamed.
+pub const CONTRACT_KEYS: [&str; 15] = [
+    "stage",
+    "items",
+    "ok",
+    "failed",
+    "lost",
+    "wrong",
+    "errors",
+    "elapsed_s",
+    "throughput",
+    "ideal_throughput",
+    "efficiency",
+    "latency_ms",
+    "conns",
+    "server_peak_conns",
+    "db_connections",
+];
+
 /// How many lost ids and wrong rows the report quotes (the counts are
 /// always complete).
 const QUOTED: usize = 10;
@@ -482,23 +503,7 @@ mod tests {
         let report = Report::build(&items(1, 1), &[], facts(None));
         let json: serde_json::Value =
             serde_json::from_str(&report.to_json()).expect("the report is valid JSON");
-        for key in [
-            "stage",
-            "items",
-            "ok",
-            "failed",
-            "lost",
-            "wrong",
-            "errors",
-            "elapsed_s",
-            "throughput",
-            "ideal_throughput",
-            "efficiency",
-            "latency_ms",
-            "conns",
-            "server_peak_conns",
-            "db_connections",
-        ] {
+        for key in CONTRACT_KEYS {
             assert!(json.get(key).is_some(), "missing {key}");
         }
         for key in ["p50", "p99", "max"] {

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use testbed::report::CONTRACT_KEYS;
 use testbed::testing::{json_report, run_bin};
 
 const RACE: &str = env!("CARGO_BIN_EXE_race");
@@ -33,25 +34,8 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
     let stages: Vec<&str> = rows.iter().filter_map(|r| r["stage"].as_str()).collect();
     assert_eq!(stages, ["sync", "threads", "tokio", "tokio-ct"]);
     for row in rows {
-        for key in [
-            "stage",
-            "items",
-            "ok",
-            "failed",
-            "lost",
-            "wrong",
-            "errors",
-            "elapsed_s",
-            "throughput",
-            "ideal_throughput",
-            "efficiency",
-            "latency_ms",
-            "conns",
-            "server_peak_conns",
-            "db_connections",
-            "client_cpu_s",
-            "client_cpu_us_per_item",
-        ] {
+        let ours = ["client_cpu_s", "client_cpu_us_per_item"];
+        for key in CONTRACT_KEYS.into_iter().chain(ours) {
             assert!(row.get(key).is_some(), "{}: no {key}", row["stage"]);
             assert!(
                 row["overhead"].get(key).is_some(),
