@@ -8,7 +8,8 @@
 //! - `overhead_cpu`: the same runs, but the time criterion sees is the
 //!   client's CPU time (user + system, `getrusage`), so its "throughput" is
 //!   items per CPU-second: the inverse of the CPU cost per item.
-//! - `scale`: 1,000 and 5,000 connections at once (two items each).
+//! - `scale`: 1,000 and 5,000 connections at once, two items each, at
+//!   200 ms (short mode: 1,000 connections, one item each, at 50 ms).
 //!
 //! Which contenders join which group is the registry's business
 //! (`bench::contenders`); a stage that does not exist yet is simply not

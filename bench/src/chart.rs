@@ -76,10 +76,7 @@ pub fn render(race: &Race) -> String {
         &mut svg,
         left,
         "items/s, higher is better",
-        &format!(
-            "{} items, {} conns, {}",
-            ladder.items, ladder.conns, ladder.latency
-        ),
+        &ladder.describe(),
     );
     for (i, row) in race.rows.iter().enumerate() {
         let y = TOP + i as f64 * ROW;

@@ -3,13 +3,14 @@
 //! Two workloads, because one question is not enough:
 //!
 //! - **latency-bound** (the ladder): 4,000 items, a slow server, 2 ms per
-//!   request line, two-phase, 50 connections. Here a stage is judged by Little's law:
-//!   with 50 requests in flight, each taking 2 × 2 ms, no client can beat
-//!   50 / 4 ms = 12,500 items/s. 01-sync is stuck at 1 / 4 ms = 250.
-//! - **overhead**: 40,000 items, the same at zero latency. Now only the machine limits
-//!   throughput (system calls, loopback TCP, the server's own threads on
-//!   the same two cores), and the models differ in what each item costs
-//!   the *client* in CPU ([`crate::cpu`]).
+//!   request line, two-phase, 50 connections. Here a stage is judged by
+//!   Little's law: with 50 requests in flight, each taking 2 × 2 ms, no
+//!   client can beat 50 / 4 ms = 12,500 items/s. 01-sync is stuck at
+//!   1 / 4 ms = 250.
+//! - **overhead**: 40,000 items, the same at zero latency. Now only the
+//!   machine limits throughput (system calls, loopback TCP, the server's
+//!   own threads on the same two cores), and the models differ in what each
+//!   item costs the *client* in CPU ([`crate::cpu`]).
 //!
 //! Each contender gets a slow server per workload in a process of its own,
 //! forked before anything else ([`plan`], [`crate::servers`]): its peak of
@@ -17,6 +18,7 @@
 //! the client's alone. On a shared machine one run is noisy, so the race
 //! runs several rounds and shows, for each contender, the round with the
 //! median throughput ([`run`]).
+//!
 //! A row ([`Row`]) is one contender: the latency-bound run's report keys at
 //! the top level (like a stage's `--json`), plus the client's CPU time, and
 //! the overhead run's under `overhead`.
