@@ -38,8 +38,13 @@ fn colours(kind: Kind) -> (&'static str, &'static str) {
     }
 }
 
+/// The row's kind; a race saved without it is looked up in the registry,
+/// and a name this build does not know is taken for a rung (the references
+/// are in every build).
 fn kind_of(row: &Row) -> Kind {
-    contenders::find(&row.latency_bound.report.stage).map_or(Kind::Reference, |c| c.kind)
+    row.kind.unwrap_or_else(|| {
+        contenders::find(&row.latency_bound.report.stage).map_or(Kind::Rung, |c| c.kind)
+    })
 }
 
 /// Renders the race as an SVG document.
@@ -78,6 +83,19 @@ pub fn render(race: &Race) -> String {
         "items/s, higher is better",
         &ladder.describe(),
     );
+    // The ideal first, so the bars and their labels are drawn over it.
+    if ideal > 0.0 {
+        let x = left + ideal / best * PANEL;
+        let bottom = TOP + n * ROW;
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{bottom:.1}" stroke="#333333" stroke-dasharray="4 3"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#333333">ideal {}</text>"##,
+            TOP - 6.0,
+            bottom + 14.0,
+            thousands(ideal)
+        );
+    }
+
     for (i, row) in race.rows.iter().enumerate() {
         let y = TOP + i as f64 * ROW;
         let value = row.latency_bound.report.throughput;
@@ -94,18 +112,6 @@ pub fn render(race: &Race) -> String {
         );
         value_text(&mut svg, left, y, w, &thousands(value));
     }
-    if ideal > 0.0 {
-        let x = left + ideal / best * PANEL;
-        let bottom = TOP + n * ROW;
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{bottom:.1}" stroke="#333333" stroke-dasharray="4 3"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#333333">ideal {}</text>"##,
-            TOP - 6.0,
-            bottom + 14.0,
-            thousands(ideal)
-        );
-    }
-
     // Right panel: client CPU per item at zero latency, user + system.
     let zero = &race.workloads.overhead;
     let most = race
@@ -206,9 +212,10 @@ fn value_text(svg: &mut String, x: f64, y: f64, w: f64, text: &str) {
             x + w - 4.0
         );
     } else {
+        // A white halo keeps the label readable over the ideal's line.
         let _ = writeln!(
             svg,
-            r#"<text x="{:.1}" y="{ty:.1}">{text}</text>"#,
+            r#"<text x="{:.1}" y="{ty:.1}" stroke="white" stroke-width="3" paint-order="stroke">{text}</text>"#,
             x + w + 4.0
         );
     }

@@ -44,7 +44,8 @@ pub enum Group {
 use Group::{LatencyBound, Overhead, Scale, Uneven};
 
 /// A rung of the ladder, or a reference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// One of the stages 01 to 06.
     Rung,

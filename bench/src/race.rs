@@ -29,7 +29,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use testbed::cli::Settings;
 use testbed::duration::format_duration;
 use testbed::faults::FaultPlan;
@@ -37,7 +37,7 @@ use testbed::latency::LatencyModel;
 use testbed::protocol::Phases;
 use testbed::server::ServerConfig;
 
-use crate::contenders::Contender;
+use crate::contenders::{Contender, Kind};
 use crate::run::{Lap, RunError, Runner};
 use crate::servers::Servers;
 
@@ -46,17 +46,20 @@ use crate::servers::Servers;
 pub const SEED: u64 = 1;
 
 /// One workload: what every contender is asked to do.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
     /// Items to process.
     pub items: usize,
     /// Concurrency: connections, workers, tasks or fibers.
     pub conns: usize,
     /// Request lines per item.
-    #[serde(serialize_with = "phases_count")]
+    #[serde(
+        serialize_with = "phases_count",
+        deserialize_with = "phases_from_count"
+    )]
     pub phases: Phases,
     /// The server's service time per request line.
-    #[serde(serialize_with = "as_spec")]
+    #[serde(serialize_with = "as_spec", deserialize_with = "from_spec")]
     pub latency: LatencyModel,
 }
 
@@ -66,6 +69,22 @@ fn phases_count<S: serde::Serializer>(phases: &Phases, s: S) -> Result<S::Ok, S:
 
 fn as_spec<S: serde::Serializer>(latency: &LatencyModel, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(latency)
+}
+
+fn phases_from_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Phases, D::Error> {
+    match u32::deserialize(d)? {
+        1 => Ok(Phases::One),
+        2 => Ok(Phases::Two),
+        n => Err(serde::de::Error::custom(format!(
+            "{n} phases: expected 1 or 2"
+        ))),
+    }
+}
+
+fn from_spec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<LatencyModel, D::Error> {
+    String::deserialize(d)?
+        .parse()
+        .map_err(serde::de::Error::custom)
 }
 
 impl Workload {
@@ -115,7 +134,7 @@ impl Workload {
 }
 
 /// The two workloads of a race.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Workloads {
     /// The latency-bound workload: the ladder.
     pub latency_bound: Workload,
@@ -193,8 +212,11 @@ impl Part {
 /// the overhead lap under `overhead`. With several rounds, each is the
 /// round with the median throughput (a real run, not an average of runs),
 /// and `rounds` lists them all.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Row {
+    /// A rung of the ladder or a reference (`null` in a race saved before
+    /// this key existed).
+    pub kind: Option<Kind>,
     /// The latency-bound run.
     #[serde(flatten)]
     pub latency_bound: Lap,
@@ -205,7 +227,7 @@ pub struct Row {
 }
 
 /// Every round's headline figures, per workload.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Rounds {
     /// The latency-bound rounds.
     pub latency_bound: Vec<RoundFigures>,
@@ -214,7 +236,7 @@ pub struct Rounds {
 }
 
 /// One round's headline figures.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct RoundFigures {
     /// Items per second.
     pub throughput: f64,
@@ -238,8 +260,9 @@ impl Row {
     }
 }
 
-/// A finished race.
-#[derive(Debug, Clone, Serialize)]
+/// A finished race. It reads back from its own JSON (`race.json`), so the
+/// table and the chart can be remade without racing again (`--replot`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Race {
     /// One row per contender, in registry order.
     pub rows: Vec<Row>,
@@ -345,6 +368,7 @@ pub fn run(
             overhead: figures(&zero),
         };
         rows.push(Row {
+            kind: Some(contender.kind),
             latency_bound: settle(contender, Part::LatencyBound, ladder, servers, output)?,
             overhead: settle(contender, Part::Overhead, zero, servers, output)?,
             rounds,

@@ -10,13 +10,13 @@ const HEADERS: [&str; 10] = [
     "stage",
     "items/s",
     "efficiency",
-    "p99",
-    "connections",
+    "p99 ms",
+    "conns",
     "DB conns",
     "lost",
     "wrong",
-    "items/s at 0 ms",
-    "client CPU/item at 0 ms",
+    "items/s, 0 ms",
+    "CPU µs/item, 0 ms",
 ];
 
 /// Columns holding numbers, aligned right.
@@ -32,7 +32,7 @@ fn cells(row: &Row) -> [String; 10] {
         ladder
             .efficiency
             .map_or("n/a".to_owned(), |e| format!("{:.0}%", e * 100.0)),
-        format!("{:.1} ms", ladder.latency_ms.p99),
+        format!("{:.1}", ladder.latency_ms.p99),
         ladder
             .server_peak_conns
             .map_or("?".to_owned(), |n| n.to_string()),
@@ -40,16 +40,17 @@ fn cells(row: &Row) -> [String; 10] {
         (ladder.lost + zero.report.lost).to_string(),
         (ladder.wrong + zero.report.wrong).to_string(),
         thousands(zero.report.throughput),
-        format!("{:.1} µs", zero.client_cpu_us_per_item),
+        format!("{:.1}", zero.client_cpu_us_per_item),
     ]
 }
 
 /// The caption that says what the columns measured.
 pub fn legend(race: &Race) -> String {
     format!(
-        "Columns 2 to 6: {}. Columns 9 and 10: {}; client CPU is user + system \
-         time of the client process (and its children) only. Lost and wrong \
-         count both runs.",
+        "Columns 2 to 6: {}; `conns` is the most connections the server saw at \
+         once. Columns 9 and 10: {}; CPU is the client's user + system time \
+         per item (its process and its children, not the server's). Lost and \
+         wrong count both runs.",
         race.workloads.latency_bound.describe(),
         race.workloads.overhead.describe()
     )

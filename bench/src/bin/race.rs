@@ -50,6 +50,11 @@ struct Args {
     #[arg(long)]
     book: bool,
 
+    /// Race nothing: remake the table and the chart from a race's saved
+    /// race.json (into --out, and the book with --book).
+    #[arg(long, value_name = "FILE")]
+    replot: Option<PathBuf>,
+
     /// Only these contenders, comma-separated (e.g. sync,tokio-ct).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     only: Vec<String>,
@@ -99,6 +104,9 @@ fn main() -> ExitCode {
     }) = &args.command
     {
         return contender_main(name, settings, caption.as_deref());
+    }
+    if let Some(saved) = &args.replot {
+        return replot(saved, &args);
     }
     let contenders = match chosen(&args.only) {
         Ok(contenders) => contenders,
@@ -158,14 +166,19 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
+    report(&race, &args)
+}
+
+/// Prints the race (a table, or `--json`) and returns the exit status.
+fn report(race: &Race, args: &Args) -> ExitCode {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string(&race).expect("a race is plain data and always serialises")
+            serde_json::to_string(race).expect("a race is plain data and always serialises")
         );
     } else {
-        print!("{}", table::text(&race));
-        println!("\n{}", table::legend(&race));
+        print!("{}", table::text(race));
+        println!("\n{}", table::legend(race));
         println!("\nwritten to {}/", args.out.display());
     }
     if race.rows.iter().all(race::Row::is_sound) {
@@ -173,6 +186,25 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// `--replot FILE`: the table and the chart of a saved race, remade.
+fn replot(saved: &Path, args: &Args) -> ExitCode {
+    let race: Race = match std::fs::read_to_string(saved)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(race) => race,
+        Err(e) => {
+            eprintln!("error: --replot {}: {e}", saved.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = write_plots(&race, args) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    report(&race, args)
 }
 
 /// The contenders named by `--only`, or all of them.
@@ -236,10 +268,15 @@ fn command_line() -> String {
 }
 
 fn write_outputs(race: &Race, args: &Args) -> std::io::Result<()> {
-    let markdown = table::markdown(race);
-    let svg = chart::render(race);
     let json = serde_json::to_string_pretty(race).expect("a race always serialises");
     race::write_file(&args.out.join("race.json"), &json)?;
+    write_plots(race, args)
+}
+
+/// The table and the chart, into `--out` and, with `--book`, the book.
+fn write_plots(race: &Race, args: &Args) -> std::io::Result<()> {
+    let markdown = table::markdown(race);
+    let svg = chart::render(race);
     race::write_file(&args.out.join("race.md"), &markdown)?;
     race::write_file(&args.out.join("race.svg"), &svg)?;
     if args.book {

@@ -71,6 +71,16 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
     assert!(svg.contains("tokio-ct") && svg.ends_with("</svg>\n"));
     let md = std::fs::read_to_string(out.path().join("race.md")).expect("the table");
     assert!(md.contains("| tokio-ct |") && md.contains("--only sync,threads,tokio,tokio-ct"));
+
+    // The saved race remakes the same table without racing again.
+    let again = tempfile::tempdir().expect("a temporary directory");
+    let saved = out.path().join("race.json").to_string_lossy().into_owned();
+    let again_arg = again.path().to_string_lossy().into_owned();
+    let output = run_bin(RACE, &["--replot", &saved, "--out", &again_arg], DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let remade = std::fs::read_to_string(again.path().join("race.md")).expect("the table");
+    assert_eq!(remade, md);
+    assert!(again.path().join("race.svg").is_file());
 }
 
 #[test]
