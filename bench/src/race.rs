@@ -163,7 +163,8 @@ impl Workloads {
     }
 
     /// `--quick`: half the ladder's items and a quarter of the overhead's;
-    /// the whole race takes about 20 seconds here.
+    /// with the default three rounds, the whole race takes about a minute
+    /// here (under two on a busy machine).
     pub fn quick() -> Workloads {
         let full = Workloads::full();
         Workloads {

@@ -34,7 +34,7 @@ use bench::{chart, table};
 #[command(name = "race", version)]
 struct Args {
     /// A shorter race (half the ladder's items, a quarter of the overhead
-    /// run's): about 20 seconds.
+    /// run's): about a minute.
     #[arg(long)]
     quick: bool,
 
