@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::duration::format_duration;
 use crate::faults::FaultPlan;
@@ -35,6 +35,27 @@ use crate::outcome::ErrorKind;
 use crate::protocol::{ItemId, Phases};
 use crate::store::Row;
 use crate::workload::Item;
+
+/// The report's JSON keys that are a stable contract (DESIGN.md, "Report
+/// JSON keys"): programs that read reports (the bench's race, tests) may
+/// rely on these; more keys may be added, none renamed.
+pub const CONTRACT_KEYS: [&str; 15] = [
+    "stage",
+    "items",
+    "ok",
+    "failed",
+    "lost",
+    "wrong",
+    "errors",
+    "elapsed_s",
+    "throughput",
+    "ideal_throughput",
+    "efficiency",
+    "latency_ms",
+    "conns",
+    "server_peak_conns",
+    "db_connections",
+];
 
 /// How many lost ids and wrong rows the report quotes (the counts are
 /// always complete).
@@ -71,7 +92,7 @@ pub struct RunFacts {
 
 /// Latency percentiles, in milliseconds, over every stored item (from the
 /// stage starting on it to its outcome being known).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyMs {
     /// Median.
     pub p50: f64,
@@ -83,7 +104,9 @@ pub struct LatencyMs {
 
 /// The verified outcome of a run. Its JSON keys are a stable contract
 /// (DESIGN.md, "Report JSON keys"); keys may be added, never renamed.
-#[derive(Debug, Clone, Serialize)]
+/// It also deserialises, so a program can read back a report that a stage
+/// printed with `--json` in another process (the bench's race does).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// The stage's package name.
     pub stage: String,
@@ -503,23 +526,7 @@ mod tests {
         let report = Report::build(&items(1, 1), &[], facts(None));
         let json: serde_json::Value =
             serde_json::from_str(&report.to_json()).expect("the report is valid JSON");
-        for key in [
-            "stage",
-            "items",
-            "ok",
-            "failed",
-            "lost",
-            "wrong",
-            "errors",
-            "elapsed_s",
-            "throughput",
-            "ideal_throughput",
-            "efficiency",
-            "latency_ms",
-            "conns",
-            "server_peak_conns",
-            "db_connections",
-        ] {
+        for key in CONTRACT_KEYS {
             assert!(json.get(key).is_some(), "missing {key}");
         }
         for key in ["p50", "p99", "max"] {
