@@ -134,15 +134,38 @@ pub const CONTENDERS: &[Contender] = &[
         Box::new(sync::Sync::default())
     })
     .sequential(),
-    // The rungs still being written: uncomment each line as its branch is
-    // merged, and add its package to bench/Cargo.toml.
-    // Contender::rung("fork", &[LatencyBound, Overhead], || Box::new(fork::Fork::processes())),
-    // Contender::rung("roundrobin", &[LatencyBound, Uneven, Overhead], || Box::new(roundrobin::RoundRobin::default())),
-    // Contender::rung("select-select", &[], || Box::new(select::Select { backend: select::Backend::Select })),
-    // Contender::rung("select-poll", &[], || Box::new(select::Select { backend: select::Backend::Poll })),
-    // Contender::rung("select-epoll", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(select::Select { backend: select::Backend::Epoll })),
+    // Stage 5 joins when its branch is merged (add `pool` to bench/Cargo.toml).
+    Contender::rung("fork", &[LatencyBound, Overhead], || {
+        Box::new(fork::Fork::processes())
+    }),
+    Contender::rung("roundrobin", &[LatencyBound, Uneven, Overhead], || {
+        Box::new(roundrobin::RoundRobin::default())
+    }),
+    Contender::rung("select-select", &[], || {
+        Box::new(select::Select {
+            backend: select::Backend::Select,
+        })
+    }),
+    Contender::rung("select-poll", &[], || {
+        Box::new(select::Select {
+            backend: select::Backend::Poll,
+        })
+    }),
+    Contender::rung(
+        "select-epoll",
+        &[LatencyBound, Uneven, Overhead, Scale],
+        || {
+            Box::new(select::Select {
+                backend: select::Backend::Epoll,
+            })
+        },
+    ),
     // Contender::rung("pool", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(pool::Pool::default())),
-    // Contender::rung("scheduler", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(scheduler::Fibers::default())),
+    Contender::rung(
+        "scheduler",
+        &[LatencyBound, Uneven, Overhead, Scale],
+        || Box::new(scheduler::Fibers::default()),
+    ),
     Contender::reference("threads", &[LatencyBound, Uneven, Overhead, Scale], || {
         Box::new(Threads)
     }),
