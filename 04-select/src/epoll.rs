@@ -111,6 +111,7 @@ impl Poller {
                 token: Token(event.token().0),
                 readable: broken || event.is_readable() || event.is_read_closed(),
                 writable: broken || event.is_writable() || event.is_write_closed(),
+                closed: broken || event.is_read_closed(),
             });
         }
         Ok(())

@@ -54,4 +54,10 @@ pub struct Event {
     pub readable: bool,
     /// A write may make progress.
     pub writable: bool,
+    /// The peer has closed its side, or the socket failed. A reader that
+    /// stops early after a short read (see `Connection::on_ready`) must
+    /// read on to the end of the stream when this is set: under an
+    /// edge-triggered backend the close may have come in the same event as
+    /// the data, and no later event would announce it.
+    pub closed: bool,
 }

@@ -111,6 +111,7 @@ impl Poller {
                 token,
                 readable: broken || revents & libc::POLLIN != 0,
                 writable: broken || revents & libc::POLLOUT != 0,
+                closed: broken,
             });
         }
         Ok(())

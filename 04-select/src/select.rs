@@ -178,6 +178,9 @@ impl Poller {
                     token,
                     readable,
                     writable,
+                    // select(2) does not say; being level-triggered, it
+                    // reports a closed socket again on the next call.
+                    closed: false,
                 });
             }
         }

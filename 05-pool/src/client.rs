@@ -445,6 +445,7 @@ impl Client {
             token: id.token(),
             readable: false,
             writable: true,
+            closed: false,
         };
         match conn.on_ready(&handshake) {
             Err(e) => {

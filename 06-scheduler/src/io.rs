@@ -46,6 +46,12 @@ pub(crate) struct Source {
     /// An edge arrived that no one was waiting for.
     readable: bool,
     writable: bool,
+    /// The peer has closed its side. Unlike an edge this never clears: the
+    /// data and the close can arrive in one event, and a reader that took
+    /// the data with a short read (see `FiberTcpStream::read`) must still
+    /// find the end of the stream instead of waiting for an edge that will
+    /// never come.
+    read_closed: bool,
     /// The fiber waiting to read, and the one waiting to write.
     reader: Option<Ticket>,
     writer: Option<Ticket>,
@@ -186,6 +192,9 @@ impl Scheduler {
             if std::mem::take(ready) {
                 return Ok(());
             }
+            if interest == Interest::Readable && source.read_closed {
+                return Ok(());
+            }
             if waiter.is_some() {
                 return Err(io::Error::other(format!(
                     "another fiber already waits for this socket to be {interest:?}"
@@ -218,6 +227,7 @@ impl State {
         let Some(Some(source)) = self.sources.get_mut(event.token().0) else {
             return;
         };
+        source.read_closed |= event.is_read_closed() || failed;
         let mut wake = [None, None];
         if readable {
             match source.reader.take() {

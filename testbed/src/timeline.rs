@@ -64,13 +64,8 @@ pub fn render(report: &Report, rows: &[Row], command: Option<&str>) -> String {
     let height = TOP + plot_height + BOTTOM;
     let x = |us: u64| LEFT + us as f64 / end_us * PLOT_WIDTH;
 
-    let mut svg = String::new();
+    let mut svg = svg_start(width, height);
     // `write!` to a String cannot fail; the results are ignored throughout.
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height:.0}" viewBox="0 0 {width} {height:.0}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
         r#"<text x="{LEFT}" y="22" font-size="15" font-weight="bold">{} — {} items, {} lane{}</text>"#,
@@ -233,7 +228,21 @@ fn format_ms(ms: f64) -> String {
 }
 
 /// Text in SVG is XML: escape what XML gives a meaning to.
-fn escape(text: &str) -> String {
+/// The start of an SVG picture `width` × `height` pixels on a white
+/// background, in the house font: the common opening of the workspace's
+/// pictures (this timeline, the bench's race chart). Close it with `</svg>`.
+pub fn svg_start(width: f64, height: f64) -> String {
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height:.0}" viewBox="0 0 {width} {height:.0}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    svg
+}
+
+/// `text` made safe inside SVG (XML) text and attributes.
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -200,3 +200,46 @@ fn the_pool_reads_the_fast_reply_while_the_slow_one_trickles() {
         );
     }
 }
+
+#[test]
+fn a_reply_and_its_close_in_one_event_reach_the_end_of_the_stream() {
+    // The connection stops reading after a short read (the buffer is empty,
+    // the next read would only say WouldBlock). A close that came with the
+    // data in the same event must still be seen: under edge-triggered epoll
+    // no later event would announce it.
+    for backend in backends() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("an address");
+        let mut conn = select::connection::Connection::connect(addr).expect("connect");
+        let (peer, _) = listener.accept().expect("accept");
+        {
+            use std::io::Write;
+            (&peer).write_all(b"503 busy\n").expect("write");
+        }
+        drop(peer);
+        let mut selector = Selector::new(backend).expect("a selector");
+        selector
+            .add(conn.fd(), Token(0), Interest::ReadWrite)
+            .expect("add");
+        // Both the line and the close are in the socket before the first
+        // wait, so the backend reports them in one event. A level-triggered
+        // backend would report the close again; epoll would not, and with
+        // the bug this loop runs to its deadline.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        let mut events = Vec::new();
+        while !conn.at_eof() && Instant::now() < deadline {
+            selector
+                .wait(&mut events, Some(Duration::from_millis(100)))
+                .expect("wait");
+            for event in &events {
+                conn.on_ready(event).expect("a clean read");
+            }
+        }
+        assert!(conn.next_reply().expect("a reply").is_some(), "{backend}");
+        assert!(
+            conn.at_eof(),
+            "{backend}: the close was lost behind the short read"
+        );
+        selector.delete(conn.fd()).expect("delete");
+    }
+}

@@ -61,6 +61,52 @@ fn a_hung_reply_times_out_as_a_timeout_failure() {
 }
 
 #[test]
+fn a_reply_and_its_close_in_one_event_still_end_the_stream() {
+    // A peer that writes its last line and closes at once. If the line and
+    // the FIN reach the reactor as ONE readiness event, the stream's
+    // short-read shortcut takes the line, and the next read must find the
+    // end of the stream rather than wait for an edge that never comes (with
+    // the bug, that read ends in TimedOut after the read timeout).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("an address");
+    let peer = std::thread::spawn(move || {
+        use std::io::Write;
+        let (mut socket, _) = listener.accept().expect("accept");
+        std::thread::sleep(Duration::from_millis(30));
+        socket.write_all(b"503 busy\n").expect("write");
+        // Dropping the socket closes it right behind the line.
+    });
+    let sched = Scheduler::new().expect("a scheduler");
+    let sched2 = sched.clone();
+    let result = sched
+        .spawn(move || {
+            let mut stream = FiberTcpStream::connect(&sched2, addr).expect("connect");
+            stream.set_read_timeout(Some(Duration::from_secs(1)));
+            // This fiber is waiting to read when the line and the close come.
+            let mut conn = Conn::new(stream);
+            let first = conn.read_line().map_err(|e| e.to_string());
+            let second = conn.read_line().map_err(|e| e.to_string());
+            (first, second)
+        })
+        .expect("spawn");
+    let sched3 = sched.clone();
+    sched
+        .spawn(move || {
+            // Hold the whole thread (as a long computation in a fiber would)
+            // while the peer writes and closes, so the reactor collects the
+            // line and the close together in one event.
+            sched3.sleep(Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(100));
+        })
+        .expect("spawn");
+    run(&sched);
+    peer.join().expect("the peer thread");
+    let (first, second) = result.try_join().expect("finished").expect("no panic");
+    assert_eq!(first, Ok(Some("503 busy".to_owned())));
+    assert_eq!(second, Ok(None), "the end of the stream, not a timeout");
+}
+
+#[test]
 fn a_refused_connect_is_an_error_not_a_hang() {
     let sched = Scheduler::new().expect("a scheduler");
     let sched2 = sched.clone();

@@ -1,0 +1,313 @@
+//! `race`: every stage and both references on one workload, in one run.
+//!
+//! ```text
+//! cargo run --release -p bench --bin race -- --quick
+//! ```
+//!
+//! Prints a table (or `--json`: `{"rows": [...]}`), and writes into `--out`
+//! (default `target/race/`) `race.json`, `race.md`, the chart `race.svg`
+//! and each contender's timeline under `timelines/`. `--book` also writes
+//! `race.md` and `race.svg` into `book/src/figures/` for the chapter
+//! "Racing the stages". Progress goes to stderr.
+//!
+//! The hidden subcommand `race contender NAME [stage flags]` runs one
+//! contender in a process of its own and prints its lap as JSON: the race
+//! and the benches use it for contenders that fork (see `bench::run`).
+//!
+//! Not here: the race itself (`bench::race`); this file parses flags, forks
+//! the servers while the process is single-threaded, and writes files.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use testbed::cli::{Settings, parse_or_exit, usage_error};
+
+use bench::contenders::{self, CONTENDERS, Contender};
+use bench::race::{self, Output, Progress, Race, Workloads};
+use bench::run::{Runner, run_here};
+use bench::servers::Servers;
+use bench::{chart, table};
+
+/// Race every stage of async-ladder, and threads and tokio, on one workload.
+#[derive(Debug, Parser)]
+#[command(name = "race", version)]
+struct Args {
+    /// A shorter race (half the ladder's items, a quarter of the overhead
+    /// run's): about a minute.
+    #[arg(long)]
+    quick: bool,
+
+    /// Print the rows as one JSON object on stdout, nothing else.
+    #[arg(long)]
+    json: bool,
+
+    /// Where to write the table, the chart and the timelines.
+    #[arg(long, value_name = "DIR", default_value = "target/race")]
+    out: PathBuf,
+
+    /// Also write race.md and race.svg into book/src/figures/.
+    #[arg(long)]
+    book: bool,
+
+    /// Race nothing: remake the table and the chart from a race's saved
+    /// race.json (into --out, and the book with --book).
+    #[arg(long, value_name = "FILE")]
+    replot: Option<PathBuf>,
+
+    /// Only these contenders, comma-separated (e.g. sync,tokio-ct).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    only: Vec<String>,
+
+    /// Run every contender this many times and show each one's median
+    /// round: a shared machine is noisy.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..))]
+    rounds: u16,
+
+    /// Items of the latency-bound workload.
+    #[arg(long, value_name = "N")]
+    items: Option<usize>,
+
+    /// Items of the zero-latency workload.
+    #[arg(long, value_name = "N")]
+    overhead_items: Option<usize>,
+
+    /// Concurrency of both workloads.
+    #[arg(long, value_name = "N")]
+    conns: Option<usize>,
+
+    #[command(subcommand)]
+    command: Option<Hidden>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Hidden {
+    /// Runs one contender in this process and prints its lap as JSON.
+    #[command(hide = true)]
+    Contender {
+        /// The contender's name.
+        name: String,
+        #[command(flatten)]
+        settings: Settings,
+        /// The caption under the timeline.
+        #[arg(long)]
+        caption: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let args: Args = parse_or_exit();
+    if let Some(Hidden::Contender {
+        name,
+        settings,
+        caption,
+    }) = &args.command
+    {
+        return contender_main(name, settings, caption.as_deref());
+    }
+    if let Some(saved) = &args.replot {
+        return replot(saved, &args);
+    }
+    let contenders = match chosen(&args.only) {
+        Ok(contenders) => contenders,
+        Err(message) => return usage_error(&message),
+    };
+    let workloads = workloads(&args);
+
+    // First, while this process has one thread: a server for every run.
+    let mut servers = match Servers::start(race::plan(&contenders, &workloads)) {
+        Ok(servers) => servers,
+        Err(e) => {
+            eprintln!("error: could not fork the slow servers: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let runner = match std::env::current_exe() {
+        Ok(race_exe) => Runner { race_exe },
+        Err(e) => {
+            eprintln!("error: cannot find this program's path: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let output = Output {
+        timelines: args.out.join("timelines"),
+        command: command_line(),
+    };
+    if let Err(e) = std::fs::create_dir_all(&output.timelines) {
+        eprintln!("error: cannot create {}: {e}", output.timelines.display());
+        return ExitCode::FAILURE;
+    }
+
+    let mut progress = |event: Progress<'_>| match event {
+        Progress::Starting { .. } => eprint!("{event}"),
+        Progress::Finished { .. } => eprintln!("{event}"),
+    };
+    let rows = match race::run(
+        &contenders,
+        &workloads,
+        args.rounds.into(),
+        &mut servers,
+        &runner,
+        &output,
+        &mut progress,
+    ) {
+        Ok(rows) => rows,
+        Err(e) => {
+            eprintln!("\nerror: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let race = Race {
+        rows,
+        workloads,
+        command: output.command,
+    };
+    if let Err(e) = write_outputs(&race, &args) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    report(&race, &args)
+}
+
+/// Prints the race (a table, or `--json`) and returns the exit status.
+fn report(race: &Race, args: &Args) -> ExitCode {
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(race).expect("a race is plain data and always serialises")
+        );
+    } else {
+        print!("{}", table::text(race));
+        println!("\n{}", table::legend(race));
+        println!("\nwritten to {}/", args.out.display());
+    }
+    if race.rows.iter().all(race::Row::is_sound) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `--replot FILE`: the table and the chart of a saved race, remade.
+fn replot(saved: &Path, args: &Args) -> ExitCode {
+    let race: Race = match std::fs::read_to_string(saved)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(race) => race,
+        Err(e) => {
+            eprintln!("error: --replot {}: {e}", saved.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = write_plots(&race, args) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    report(&race, args)
+}
+
+/// The contenders named by `--only`, or all of them.
+fn chosen(only: &[String]) -> Result<Vec<&'static Contender>, String> {
+    if only.is_empty() {
+        return Ok(CONTENDERS.iter().collect());
+    }
+    only.iter()
+        .map(|name| {
+            contenders::find(name).ok_or_else(|| {
+                let names: Vec<&str> = CONTENDERS.iter().map(|c| c.name).collect();
+                format!(
+                    "--only: no contender '{name}' (known: {})",
+                    names.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+fn workloads(args: &Args) -> Workloads {
+    let mut w = if args.quick {
+        Workloads::quick()
+    } else {
+        Workloads::full()
+    };
+    if let Some(items) = args.items {
+        w.latency_bound.items = items;
+    }
+    if let Some(items) = args.overhead_items {
+        w.overhead.items = items;
+    }
+    if let Some(conns) = args.conns {
+        w.latency_bound.conns = conns;
+        w.overhead.conns = conns;
+    }
+    w
+}
+
+/// The command a reader would type to make this race again: everything but
+/// where the output went.
+fn command_line() -> String {
+    let mut kept = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--json" | "--book" => {}
+            "--out" => {
+                args.next();
+            }
+            _ if arg.starts_with("--out=") => {}
+            _ => kept.push(arg),
+        }
+    }
+    let mut command = "cargo run --release -p bench --bin race".to_owned();
+    if !kept.is_empty() {
+        command.push_str(" -- ");
+        command.push_str(&kept.join(" "));
+    }
+    command
+}
+
+fn write_outputs(race: &Race, args: &Args) -> std::io::Result<()> {
+    let json = serde_json::to_string_pretty(race).expect("a race always serialises");
+    race::write_file(&args.out.join("race.json"), &json)?;
+    write_plots(race, args)
+}
+
+/// The table and the chart, into `--out` and, with `--book`, the book.
+fn write_plots(race: &Race, args: &Args) -> std::io::Result<()> {
+    let markdown = table::markdown(race);
+    let svg = chart::render(race);
+    race::write_file(&args.out.join("race.md"), &markdown)?;
+    race::write_file(&args.out.join("race.svg"), &svg)?;
+    if args.book {
+        let figures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/figures");
+        race::write_file(&figures.join("race.md"), &markdown)?;
+        race::write_file(&figures.join("race.svg"), &svg)?;
+    }
+    Ok(())
+}
+
+/// `race contender NAME ...`: one run in this fresh process, its lap on
+/// stdout.
+fn contender_main(name: &str, settings: &Settings, caption: Option<&str>) -> ExitCode {
+    let Some(contender) = contenders::find(name) else {
+        return usage_error(&format!("no contender '{name}'"));
+    };
+    match run_here(contender, settings, settings.timeline.as_deref(), caption) {
+        Ok(lap) => {
+            println!(
+                "{}",
+                serde_json::to_string(&lap).expect("a lap is plain data and always serialises")
+            );
+            if lap.report.is_sound() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {name}: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

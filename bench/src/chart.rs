@@ -1,0 +1,240 @@
+//! The race as a picture: two bar charts side by side, one row per
+//! contender.
+//!
+//! Left, what the ladder is about: items per second on the latency-bound
+//! workload, with Little's-law ideal as a dashed line. Right, what the
+//! references are about: the client's CPU time per item at zero latency,
+//! split into user time (our code, SQLite) and system time (the kernel:
+//! system calls and loopback TCP). Rungs are blue, references orange.
+//!
+//! Written by hand like `testbed`'s timeline: a few dozen `<rect>`s need no
+//! plotting library, and the file stays small and diffable. The scales are
+//! linear on purpose: 01-sync's bar *should* look as small as it is.
+//!
+//! Not here: the numbers ([`crate::race`]).
+
+use std::fmt::Write as _;
+
+use testbed::timeline::{escape, svg_start};
+
+use crate::contenders::{self, Kind};
+use crate::race::{Race, Row};
+use crate::table::thousands;
+
+const LABELS: f64 = 120.0;
+const PANEL: f64 = 380.0;
+const GAP: f64 = 110.0;
+const RIGHT: f64 = 30.0;
+const TOP: f64 = 78.0;
+const ROW: f64 = 26.0;
+const BAR: f64 = 17.0;
+const BOTTOM: f64 = 92.0;
+
+/// Colours of a rung's and a reference's bars (user time, then system time).
+fn colours(kind: Kind) -> (&'static str, &'static str) {
+    match kind {
+        Kind::Rung => ("#4c78a8", "#9ecae9"),
+        Kind::Reference => ("#f58518", "#ffbf79"),
+    }
+}
+
+/// The row's kind; a race saved without it is looked up in the registry,
+/// and a name this build does not know is taken for a rung (the references
+/// are in every build).
+fn kind_of(row: &Row) -> Kind {
+    row.kind.unwrap_or_else(|| {
+        contenders::find(&row.latency_bound.report.stage).map_or(Kind::Rung, |c| c.kind)
+    })
+}
+
+/// Renders the race as an SVG document.
+pub fn render(race: &Race) -> String {
+    let n = race.rows.len().max(1) as f64;
+    let width = LABELS + PANEL + GAP + PANEL + RIGHT;
+    let height = TOP + n * ROW + BOTTOM;
+    let left = LABELS;
+    let right = LABELS + PANEL + GAP;
+
+    let mut svg = svg_start(width, height);
+    // `write!` to a String cannot fail; the results are ignored throughout.
+    let _ = writeln!(
+        svg,
+        r#"<text x="{left}" y="22" font-size="15" font-weight="bold">Racing the stages</text>"#
+    );
+
+    // Left panel: throughput at latency, and the ideal.
+    let ladder = &race.workloads.latency_bound;
+    let ideal = race
+        .rows
+        .iter()
+        .filter_map(|r| r.latency_bound.report.ideal_throughput)
+        .fold(0.0, f64::max);
+    let best = race
+        .rows
+        .iter()
+        .map(|r| r.latency_bound.report.throughput)
+        .fold(ideal, f64::max)
+        .max(1.0)
+        // Room to the right of the longest bar (or the ideal) for its label.
+        * 1.12;
+    title(
+        &mut svg,
+        left,
+        "items/s, higher is better",
+        &ladder.describe(),
+    );
+    // The ideal first, so the bars and their labels are drawn over it.
+    if ideal > 0.0 {
+        let x = left + ideal / best * PANEL;
+        let bottom = TOP + n * ROW;
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{bottom:.1}" stroke="#333333" stroke-dasharray="4 3"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#333333">ideal {}</text>"##,
+            TOP - 6.0,
+            bottom + 14.0,
+            thousands(ideal)
+        );
+    }
+
+    for (i, row) in race.rows.iter().enumerate() {
+        let y = TOP + i as f64 * ROW;
+        let value = row.latency_bound.report.throughput;
+        let w = value / best * PANEL;
+        let (fill, _) = colours(kind_of(row));
+        label(&mut svg, y, &row.latency_bound.report.stage);
+        bar(
+            &mut svg,
+            left,
+            y,
+            w,
+            fill,
+            &format!("{} items/s", thousands(value)),
+        );
+        value_text(&mut svg, left, y, w, &thousands(value));
+    }
+    // Right panel: client CPU per item at zero latency, user + system.
+    let zero = &race.workloads.overhead;
+    let most = race
+        .rows
+        .iter()
+        .map(|r| r.overhead.client_cpu_us_per_item)
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    title(
+        &mut svg,
+        right,
+        "client CPU per item, µs, lower is better",
+        &zero.describe(),
+    );
+    for (i, row) in race.rows.iter().enumerate() {
+        let y = TOP + i as f64 * ROW;
+        let lap = &row.overhead;
+        let per_item = |s: f64| s * 1e6 / (lap.report.items.max(1) as f64);
+        let (user, sys) = (
+            per_item(lap.client_cpu_user_s),
+            per_item(lap.client_cpu_sys_s),
+        );
+        let (user_fill, sys_fill) = colours(kind_of(row));
+        let wu = user / most * PANEL;
+        let ws = sys / most * PANEL;
+        bar(
+            &mut svg,
+            right,
+            y,
+            wu,
+            user_fill,
+            &format!("user {user:.1} µs/item"),
+        );
+        bar(
+            &mut svg,
+            right + wu,
+            y,
+            ws,
+            sys_fill,
+            &format!("system {sys:.1} µs/item"),
+        );
+        value_text(
+            &mut svg,
+            right,
+            y,
+            wu + ws,
+            &format!("{:.1}", lap.client_cpu_us_per_item),
+        );
+    }
+
+    legend(&mut svg, TOP + n * ROW + 34.0);
+    let _ = writeln!(
+        svg,
+        r##"<text x="12" y="{:.1}" font-family="monospace" font-size="11" fill="#555555">$ {}</text>"##,
+        height - 14.0,
+        escape(&race.command)
+    );
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn title(svg: &mut String, x: f64, what: &str, workload: &str) {
+    let _ = writeln!(
+        svg,
+        r##"<text x="{x}" y="46" font-weight="bold">{}</text><text x="{x}" y="62" fill="#555555">{}</text>"##,
+        escape(what),
+        escape(workload)
+    );
+}
+
+fn label(svg: &mut String, y: f64, name: &str) {
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+        LABELS - 8.0,
+        y + BAR - 4.0,
+        escape(name)
+    );
+}
+
+fn bar(svg: &mut String, x: f64, y: f64, w: f64, fill: &str, tooltip: &str) {
+    let _ = writeln!(
+        svg,
+        r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{BAR}" fill="{fill}"><title>{}</title></rect>"#,
+        w.max(0.5),
+        escape(tooltip)
+    );
+}
+
+/// The value at the end of a bar: inside it when the bar is long, after it
+/// otherwise.
+fn value_text(svg: &mut String, x: f64, y: f64, w: f64, text: &str) {
+    let ty = y + BAR - 4.0;
+    if w > PANEL * 0.8 {
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{ty:.1}" text-anchor="end" fill="white">{text}</text>"#,
+            x + w - 4.0
+        );
+    } else {
+        // A white halo keeps the label readable over the ideal's line.
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{ty:.1}" stroke="white" stroke-width="3" paint-order="stroke">{text}</text>"#,
+            x + w + 4.0
+        );
+    }
+}
+
+fn legend(svg: &mut String, y: f64) {
+    let entries = [
+        ("#4c78a8", "rung of the ladder"),
+        ("#f58518", "reference (threads, tokio)"),
+        ("#9ecae9", "lighter: system time (kernel)"),
+    ];
+    let mut x = LABELS;
+    for (fill, text) in entries {
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{fill}"/><text x="{:.1}" y="{y:.1}">{text}</text>"#,
+            y - 10.0,
+            x + 17.0
+        );
+        x += 20.0 + 7.0 * text.len() as f64;
+    }
+}

@@ -1,0 +1,525 @@
+//! The race: every contender on the same two workloads, in one run.
+//!
+//! Two workloads, because one question is not enough:
+//!
+//! - **latency-bound** (the ladder): 4,000 items, a slow server, 2 ms per
+//!   request line, two-phase, 50 connections. Here a stage is judged by
+//!   Little's law: with 50 requests in flight, each taking 2 × 2 ms, no
+//!   client can beat 50 / 4 ms = 12,500 items/s. 01-sync is stuck at
+//!   1 / 4 ms = 250.
+//! - **overhead**: 40,000 items, the same at zero latency. Now only the
+//!   machine limits throughput (system calls, loopback TCP, the server's
+//!   own threads on the same two cores), and the models differ in what each
+//!   item costs the *client* in CPU ([`crate::cpu`]).
+//!
+//! Each contender gets a slow server per workload in a process of its own,
+//! forked before anything else ([`plan`], [`crate::servers`]): its peak of
+//! connections is then that contender's alone, and the client's CPU time is
+//! the client's alone. On a shared machine one run is noisy, so the race
+//! runs several rounds and shows, for each contender, the round with the
+//! median throughput ([`run`]).
+//!
+//! A row ([`Row`]) is one contender: the latency-bound run's report keys at
+//! the top level (like a stage's `--json`), plus the client's CPU time, and
+//! the overhead run's under `overhead`.
+//!
+//! Not here: drawing ([`crate::chart`]) and tables ([`crate::table`]).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use testbed::cli::Settings;
+use testbed::duration::format_duration;
+use testbed::faults::FaultPlan;
+use testbed::latency::LatencyModel;
+use testbed::protocol::Phases;
+use testbed::server::ServerConfig;
+
+use crate::contenders::{Contender, Kind};
+use crate::run::{Lap, RunError, Runner};
+use crate::servers::Servers;
+
+/// The seed of the item list and the server's draws (fixed: every
+/// contender gets the same items).
+pub const SEED: u64 = 1;
+
+/// One workload: what every contender is asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// Items to process.
+    pub items: usize,
+    /// Concurrency: connections, workers, tasks or fibers.
+    pub conns: usize,
+    /// Request lines per item.
+    #[serde(
+        serialize_with = "phases_count",
+        deserialize_with = "phases_from_count"
+    )]
+    pub phases: Phases,
+    /// The server's service time per request line.
+    #[serde(serialize_with = "as_spec", deserialize_with = "from_spec")]
+    pub latency: LatencyModel,
+}
+
+fn phases_count<S: serde::Serializer>(phases: &Phases, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u32(phases.count())
+}
+
+fn as_spec<S: serde::Serializer>(latency: &LatencyModel, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(latency)
+}
+
+fn phases_from_count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Phases, D::Error> {
+    match u32::deserialize(d)? {
+        1 => Ok(Phases::One),
+        2 => Ok(Phases::Two),
+        n => Err(serde::de::Error::custom(format!(
+            "{n} phases: expected 1 or 2"
+        ))),
+    }
+}
+
+fn from_spec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<LatencyModel, D::Error> {
+    String::deserialize(d)?
+        .parse()
+        .map_err(serde::de::Error::custom)
+}
+
+impl Workload {
+    /// The harness's settings for this workload against `server`. `json` is
+    /// set only to keep the harness's progress bar off: the race prints its
+    /// own progress lines.
+    pub fn settings(&self, server: SocketAddr) -> Settings {
+        Settings {
+            items: self.items,
+            conns: self.conns,
+            phases: self.phases,
+            latency: self.latency,
+            faults: FaultPlan::none(),
+            seed: SEED,
+            server: Some(server),
+            json: true,
+            ..Settings::default()
+        }
+    }
+
+    /// The server that serves it.
+    pub fn server_config(&self) -> ServerConfig {
+        ServerConfig {
+            latency: self.latency,
+            faults: FaultPlan::none(),
+            seed: SEED,
+            max_conns: None,
+        }
+    }
+
+    /// `2000 items, 50 conns, 2ms, two-phase`.
+    pub fn describe(&self) -> String {
+        let phases = match self.phases {
+            Phases::One => "single-phase",
+            Phases::Two => "two-phase",
+        };
+        let latency = if self.latency.mean().is_zero() {
+            "zero".to_owned()
+        } else {
+            self.latency.to_string()
+        };
+        format!(
+            "{} items, {} conns, {latency} latency, {phases}",
+            self.items, self.conns
+        )
+    }
+}
+
+/// The two workloads of a race.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Workloads {
+    /// The latency-bound workload: the ladder.
+    pub latency_bound: Workload,
+    /// The zero-latency workload: CPU per item.
+    pub overhead: Workload,
+}
+
+impl Workloads {
+    /// The default race: 4,000 items at 2 ms (01-sync alone needs 16 s of
+    /// it), 40,000 at zero latency.
+    pub fn full() -> Workloads {
+        Workloads {
+            latency_bound: Workload {
+                items: 4_000,
+                conns: 50,
+                phases: Phases::Two,
+                latency: LatencyModel::Fixed(Duration::from_millis(2)),
+            },
+            overhead: Workload {
+                items: 40_000,
+                conns: 50,
+                phases: Phases::Two,
+                latency: LatencyModel::Fixed(Duration::ZERO),
+            },
+        }
+    }
+
+    /// `--quick`: half the ladder's items and a quarter of the overhead's;
+    /// with the default three rounds, the whole race takes about a minute
+    /// here (under two on a busy machine).
+    pub fn quick() -> Workloads {
+        let full = Workloads::full();
+        Workloads {
+            latency_bound: Workload {
+                items: 2_000,
+                ..full.latency_bound
+            },
+            overhead: Workload {
+                items: 10_000,
+                ..full.overhead
+            },
+        }
+    }
+}
+
+/// Which workload a run belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// [`Workloads::latency_bound`].
+    LatencyBound,
+    /// [`Workloads::overhead`].
+    Overhead,
+}
+
+impl Part {
+    /// Both, in the order they run.
+    pub const ALL: [Part; 2] = [Part::LatencyBound, Part::Overhead];
+
+    /// Its name in progress lines and server keys.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Part::LatencyBound => "latency-bound",
+            Part::Overhead => "overhead",
+        }
+    }
+
+    fn of(self, workloads: &Workloads) -> &Workload {
+        match self {
+            Part::LatencyBound => &workloads.latency_bound,
+            Part::Overhead => &workloads.overhead,
+        }
+    }
+}
+
+/// One contender's results: the latency-bound lap's keys at the top level,
+/// the overhead lap under `overhead`. With several rounds, each is the
+/// round with the median throughput (a real run, not an average of runs),
+/// and `rounds` lists them all.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Row {
+    /// A rung of the ladder or a reference (`null` in a race saved before
+    /// this key existed).
+    pub kind: Option<Kind>,
+    /// The latency-bound run.
+    #[serde(flatten)]
+    pub latency_bound: Lap,
+    /// The zero-latency run.
+    pub overhead: Lap,
+    /// Every round's headline figures, in the order they ran.
+    pub rounds: Rounds,
+}
+
+/// Every round's headline figures, per workload.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Rounds {
+    /// The latency-bound rounds.
+    pub latency_bound: Vec<RoundFigures>,
+    /// The zero-latency rounds.
+    pub overhead: Vec<RoundFigures>,
+}
+
+/// One round's headline figures.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct RoundFigures {
+    /// Items per second.
+    pub throughput: f64,
+    /// The client's CPU time per item, µs.
+    pub client_cpu_us_per_item: f64,
+}
+
+impl RoundFigures {
+    fn of(lap: &Lap) -> RoundFigures {
+        RoundFigures {
+            throughput: lap.report.throughput,
+            client_cpu_us_per_item: lap.client_cpu_us_per_item,
+        }
+    }
+}
+
+impl Row {
+    /// Nothing lost and nothing wrong, in either run.
+    pub fn is_sound(&self) -> bool {
+        self.latency_bound.report.is_sound() && self.overhead.report.is_sound()
+    }
+}
+
+/// A finished race. It reads back from its own JSON (`race.json`), so the
+/// table and the chart can be remade without racing again (`--replot`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Race {
+    /// One row per contender, in registry order.
+    pub rows: Vec<Row>,
+    /// What they were asked to do.
+    pub workloads: Workloads,
+    /// The command that made it.
+    pub command: String,
+}
+
+/// Why a race stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum RaceError {
+    /// A run failed.
+    #[error("{contender}, {part}: {error}")]
+    Run {
+        /// The contender.
+        contender: String,
+        /// The workload.
+        part: &'static str,
+        /// What went wrong.
+        error: RunError,
+    },
+    /// The server forked for a run was missing or failed.
+    #[error("{contender}, {part}: the slow server: {why}")]
+    Server {
+        /// The contender.
+        contender: String,
+        /// The workload.
+        part: &'static str,
+        /// What went wrong.
+        why: String,
+    },
+}
+
+/// The key of the server forked for one run.
+fn server_key(contender: &Contender, part: Part) -> String {
+    format!("{}/{}", contender.name, part.as_str())
+}
+
+/// The servers a race needs, one per contender and workload: fork them with
+/// [`Servers::start`] before anything starts a thread.
+pub fn plan(contenders: &[&Contender], workloads: &Workloads) -> Vec<(String, ServerConfig)> {
+    contenders
+        .iter()
+        .flat_map(|c| {
+            Part::ALL.map(|part| (server_key(c, part), part.of(workloads).server_config()))
+        })
+        .collect()
+}
+
+/// Where a race writes its pictures, and what they say made them.
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// The folder for each contender's timeline (`NAME.svg`).
+    pub timelines: PathBuf,
+    /// The race's command line, printed under each timeline.
+    pub command: String,
+}
+
+/// Runs the race: `rounds` times every contender on both workloads, each
+/// contender and workload on its own server from `servers`. Rounds run one
+/// after the other, each through every contender, so a burst of load from
+/// elsewhere on the machine spoils one round of several contenders rather
+/// than every round of one. `progress` hears before and after each run.
+pub fn run(
+    contenders: &[&Contender],
+    workloads: &Workloads,
+    rounds: usize,
+    servers: &mut Servers,
+    runner: &Runner,
+    output: &Output,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Vec<Row>, RaceError> {
+    let rounds = rounds.max(1);
+    let total = rounds * contenders.len() * Part::ALL.len();
+    // laps[contender][part]: every round's lap, and its timeline if any.
+    let mut laps: Vec<[Vec<Done>; 2]> = contenders
+        .iter()
+        .map(|_| [Vec::new(), Vec::new()])
+        .collect();
+    let mut index = 0;
+    for round in 1..=rounds {
+        for (contender, laps) in contenders.iter().zip(&mut laps) {
+            for (part, laps) in Part::ALL.into_iter().zip(laps.iter_mut()) {
+                index += 1;
+                progress(Progress::Starting {
+                    index,
+                    total,
+                    contender: contender.name,
+                    part,
+                });
+                let done = run_one(contender, part, workloads, round, servers, runner, output)?;
+                progress(Progress::Finished { lap: &done.0, part });
+                laps.push(done);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (contender, [ladder, zero]) in contenders.iter().zip(laps) {
+        let figures = |laps: &[Done]| laps.iter().map(|(lap, _)| RoundFigures::of(lap)).collect();
+        let rounds = Rounds {
+            latency_bound: figures(&ladder),
+            overhead: figures(&zero),
+        };
+        rows.push(Row {
+            kind: Some(contender.kind),
+            latency_bound: settle(contender, Part::LatencyBound, ladder, servers, output)?,
+            overhead: settle(contender, Part::Overhead, zero, servers, output)?,
+            rounds,
+        });
+    }
+    Ok(rows)
+}
+
+/// A finished run: its lap, and its timeline's path if it drew one.
+type Done = (Lap, Option<PathBuf>);
+
+/// One run: a contender, a workload, a round.
+fn run_one(
+    contender: &Contender,
+    part: Part,
+    workloads: &Workloads,
+    round: usize,
+    servers: &Servers,
+    runner: &Runner,
+    output: &Output,
+) -> Result<Done, RaceError> {
+    let workload = part.of(workloads);
+    let addr = servers
+        .addr(&server_key(contender, part))
+        .ok_or_else(|| RaceError::Server {
+            contender: contender.name.to_owned(),
+            part: part.as_str(),
+            why: "none was forked for this run".into(),
+        })?;
+    // Only the ladder's timelines: at zero latency a timeline of 40,000
+    // items is a solid block that says nothing the table does not.
+    let timeline = (part == Part::LatencyBound).then(|| {
+        output
+            .timelines
+            .join(format!("{}.round-{round}.svg", contender.name))
+    });
+    let caption = format!(
+        "{}   # {}: {}",
+        output.command,
+        contender.name,
+        workload.describe()
+    );
+    let settings = workload.settings(addr);
+    let lap = runner
+        .run(contender, &settings, timeline.as_deref(), Some(&caption))
+        .map_err(|error| RaceError::Run {
+            contender: contender.name.to_owned(),
+            part: part.as_str(),
+            error,
+        })?;
+    Ok((lap, timeline))
+}
+
+/// Picks the median round, keeps its timeline as `NAME.svg`, and stops the
+/// server, whose peak of connections is the contender's.
+fn settle(
+    contender: &Contender,
+    part: Part,
+    mut laps: Vec<Done>,
+    servers: &mut Servers,
+    output: &Output,
+) -> Result<Lap, RaceError> {
+    let server_error = |why: String| RaceError::Server {
+        contender: contender.name.to_owned(),
+        part: part.as_str(),
+        why,
+    };
+    let stats = servers
+        .take(&server_key(contender, part))
+        .ok_or_else(|| server_error("none was forked for this run".into()))?
+        .finish()
+        .map_err(|e| server_error(e.to_string()))?;
+    laps.sort_by(|a, b| a.0.report.throughput.total_cmp(&b.0.report.throughput));
+    // `run` made at least one round; with an even count, the upper median.
+    let (mut lap, timeline) = laps.swap_remove(laps.len() / 2);
+    for (_, other) in laps {
+        if let Some(path) = other {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    if let Some(path) = timeline {
+        let kept = output.timelines.join(format!("{}.svg", contender.name));
+        std::fs::rename(&path, &kept).map_err(|e| RaceError::Run {
+            contender: contender.name.to_owned(),
+            part: part.as_str(),
+            error: RunError::Timeline(e),
+        })?;
+    }
+    // The harness saw an external server and could not know its peak.
+    lap.report.server_peak_conns = Some(stats.peak_conns);
+    Ok(lap)
+}
+
+/// What [`run`] reports as it goes.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A run is about to start.
+    Starting {
+        /// 1-based.
+        index: usize,
+        /// Runs in the race.
+        total: usize,
+        /// Who.
+        contender: &'a str,
+        /// Which workload.
+        part: Part,
+    },
+    /// It finished.
+    Finished {
+        /// Its lap.
+        lap: &'a Lap,
+        /// Which workload.
+        part: Part,
+    },
+}
+
+impl std::fmt::Display for Progress<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Progress::Starting {
+                index,
+                total,
+                contender,
+                part,
+            } => write!(
+                f,
+                "race: [{index:>2}/{total}] {contender:<14} {:<13} ",
+                part.as_str()
+            ),
+            Progress::Finished { lap, .. } => {
+                let r = &lap.report;
+                write!(
+                    f,
+                    "{:>9.0} items/s in {:>7}, p99 {:>7.2} ms, client CPU {:>6.1} us/item, lost {}, wrong {}",
+                    r.throughput,
+                    format_duration(Duration::from_secs_f64(r.elapsed_s)),
+                    r.latency_ms.p99,
+                    lap.client_cpu_us_per_item,
+                    r.lost,
+                    r.wrong
+                )
+            }
+        }
+    }
+}
+
+/// Writes `text` to `path`, creating its folder.
+pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)
+}

@@ -1,0 +1,137 @@
+//! The race as a table: Markdown for the book and the README, aligned text
+//! for a terminal. Both come from the same cells, so they cannot disagree.
+//!
+//! Not here: the runs ([`crate::race`]) or the chart ([`crate::chart`]).
+
+use crate::race::{Race, Row};
+
+/// The column headers.
+const HEADERS: [&str; 10] = [
+    "stage",
+    "items/s",
+    "efficiency",
+    "p99 ms",
+    "conns",
+    "DB conns",
+    "lost",
+    "wrong",
+    "items/s, 0 ms",
+    "CPU µs/item, 0 ms",
+];
+
+/// Columns holding numbers, aligned right.
+const NUMERIC: [bool; 10] = [false, true, true, true, true, true, true, true, true, true];
+
+/// The cells of one row.
+fn cells(row: &Row) -> [String; 10] {
+    let ladder = &row.latency_bound.report;
+    let zero = &row.overhead;
+    [
+        ladder.stage.clone(),
+        thousands(ladder.throughput),
+        ladder
+            .efficiency
+            .map_or("n/a".to_owned(), |e| format!("{:.0}%", e * 100.0)),
+        format!("{:.1}", ladder.latency_ms.p99),
+        ladder
+            .server_peak_conns
+            .map_or("?".to_owned(), |n| n.to_string()),
+        ladder.db_connections.to_string(),
+        (ladder.lost + zero.report.lost).to_string(),
+        (ladder.wrong + zero.report.wrong).to_string(),
+        thousands(zero.report.throughput),
+        format!("{:.1}", zero.client_cpu_us_per_item),
+    ]
+}
+
+/// The caption that says what the columns measured.
+pub fn legend(race: &Race) -> String {
+    format!(
+        "Columns 2 to 6: {}; `conns` is the most connections the server saw at \
+         once. Columns 9 and 10: {}; CPU is the client's user + system time \
+         per item (its process and its children, not the server's). Lost and \
+         wrong count both runs.",
+        race.workloads.latency_bound.describe(),
+        race.workloads.overhead.describe()
+    )
+}
+
+/// The command, then the table, then its legend: what the book includes.
+pub fn markdown(race: &Race) -> String {
+    let mut out = format!(
+        "<p class=\"figure-command\"><code>{}</code></p>\n\n",
+        race.command
+    );
+    out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
+    let rule: Vec<&str> = NUMERIC
+        .iter()
+        .map(|&n| if n { "---:" } else { "---" })
+        .collect();
+    out.push_str(&format!("|{}|\n", rule.join("|")));
+    for row in &race.rows {
+        out.push_str(&format!("| {} |\n", cells(row).join(" | ")));
+    }
+    out.push_str(&format!("\n{}\n", legend(race)));
+    out
+}
+
+/// The table in aligned columns, for a terminal.
+pub fn text(race: &Race) -> String {
+    let rows: Vec<[String; 10]> = race.rows.iter().map(cells).collect();
+    let width = |col: usize| {
+        rows.iter()
+            .map(|r| r[col].chars().count())
+            .chain([HEADERS[col].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..HEADERS.len()).map(width).collect();
+    let line = |cells: Vec<&str>| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                let pad = widths[i].saturating_sub(cell.chars().count());
+                if NUMERIC[i] {
+                    format!("{}{cell}", " ".repeat(pad))
+                } else {
+                    format!("{cell}{}", " ".repeat(pad))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let mut out = line(HEADERS.to_vec());
+    out.push('\n');
+    for row in &rows {
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+        out.push('\n');
+    }
+    out
+}
+
+/// `12345.6` as `12,346`.
+pub fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0.4), "0");
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(thousands(1_000.0), "1,000");
+        assert_eq!(thousands(1_234_567.8), "1,234,568");
+    }
+}

@@ -1,0 +1,129 @@
+//! The `race` binary as a user runs it: rows for every contender asked
+//! for, the report's keys plus the client's CPU time, the files it writes,
+//! and the hidden `contender` subcommand.
+
+use std::time::Duration;
+
+use testbed::report::CONTRACT_KEYS;
+use testbed::testing::{json_report, run_bin};
+
+const RACE: &str = env!("CARGO_BIN_EXE_race");
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// A tiny race: 20 items at 2 ms, 100 at zero latency, 4 connections.
+const TINY: [&str; 6] = ["--items", "20", "--overhead-items", "100", "--conns", "4"];
+
+#[test]
+fn json_has_a_row_per_contender_with_the_report_keys() {
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let out_arg = out.path().to_string_lossy().into_owned();
+    let mut args = TINY.to_vec();
+    args.extend([
+        "--only",
+        "sync,threads,tokio,tokio-ct",
+        "--json",
+        "--rounds",
+        "2",
+        "--out",
+        &out_arg,
+    ]);
+    let output = run_bin(RACE, &args, DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let race = json_report(&output);
+    let rows = race["rows"].as_array().expect("rows is an array");
+    let stages: Vec<&str> = rows.iter().filter_map(|r| r["stage"].as_str()).collect();
+    assert_eq!(stages, ["sync", "threads", "tokio", "tokio-ct"]);
+    for row in rows {
+        let ours = ["client_cpu_s", "client_cpu_us_per_item"];
+        for key in CONTRACT_KEYS.into_iter().chain(ours) {
+            assert!(row.get(key).is_some(), "{}: no {key}", row["stage"]);
+            assert!(
+                row["overhead"].get(key).is_some(),
+                "{}: no overhead.{key}",
+                row["stage"]
+            );
+        }
+        assert_eq!(row["lost"], 0);
+        assert_eq!(row["overhead"]["lost"], 0);
+        assert_eq!(row["items"], 20);
+        assert_eq!(row["overhead"]["items"], 100);
+        // The median of two rounds, and both rounds listed.
+        assert_eq!(
+            row["rounds"]["latency_bound"].as_array().map(Vec::len),
+            Some(2)
+        );
+        assert_eq!(row["rounds"]["overhead"].as_array().map(Vec::len), Some(2));
+        // Each contender had a server of its own, so its peak is its own.
+        let peak = row["server_peak_conns"]
+            .as_u64()
+            .expect("a forked server's peak");
+        assert!((1..=4).contains(&peak), "{row}");
+    }
+    for file in ["race.json", "race.md", "race.svg", "timelines/tokio-ct.svg"] {
+        assert!(out.path().join(file).is_file(), "{file} was not written");
+    }
+    // The other rounds' timelines are gone: one picture per contender.
+    let timelines = std::fs::read_dir(out.path().join("timelines"))
+        .expect("the timelines folder")
+        .count();
+    assert_eq!(timelines, 4);
+    let svg = std::fs::read_to_string(out.path().join("race.svg")).expect("the chart");
+    assert!(svg.contains("tokio-ct") && svg.ends_with("</svg>\n"));
+    let md = std::fs::read_to_string(out.path().join("race.md")).expect("the table");
+    assert!(md.contains("| tokio-ct |") && md.contains("--only sync,threads,tokio,tokio-ct"));
+
+    // The saved race remakes the same table without racing again.
+    let again = tempfile::tempdir().expect("a temporary directory");
+    let saved = out.path().join("race.json").to_string_lossy().into_owned();
+    let again_arg = again.path().to_string_lossy().into_owned();
+    let output = run_bin(RACE, &["--replot", &saved, "--out", &again_arg], DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let remade = std::fs::read_to_string(again.path().join("race.md")).expect("the table");
+    assert_eq!(remade, md);
+    assert!(again.path().join("race.svg").is_file());
+}
+
+#[test]
+fn progress_goes_to_stderr() {
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let out_arg = out.path().to_string_lossy().into_owned();
+    let mut args = TINY.to_vec();
+    args.extend(["--only", "threads", "--rounds", "1", "--out", &out_arg]);
+    let output = run_bin(RACE, &args, DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("race: [").count(), 2, "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("threads") && stdout.contains("items/s"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_unknown_contender_is_a_usage_error() {
+    let output = run_bin(RACE, &["--only", "sync,nope"], DEADLINE);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("nope") && stderr.contains("tokio-ct"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_contender_subcommand_prints_one_lap() {
+    // Without --server the harness embeds a server, which is fine here:
+    // this checks the plumbing, not the CPU figure.
+    let output = run_bin(
+        RACE,
+        &["contender", "tokio-ct", "--items", "10", "--latency", "1ms"],
+        DEADLINE,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let lap = json_report(&output);
+    assert_eq!(lap["stage"], "tokio-ct");
+    assert_eq!(lap["ok"], 10);
+    assert!(lap["client_cpu_s"].as_f64().is_some_and(|s| s >= 0.0));
+}
