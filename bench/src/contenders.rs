@@ -134,7 +134,6 @@ pub const CONTENDERS: &[Contender] = &[
         Box::new(sync::Sync::default())
     })
     .sequential(),
-    // Stage 5 joins when its branch is merged (add `pool` to bench/Cargo.toml).
     Contender::rung("fork", &[LatencyBound, Overhead], || {
         Box::new(fork::Fork::processes())
     }),
@@ -160,7 +159,9 @@ pub const CONTENDERS: &[Contender] = &[
             })
         },
     ),
-    // Contender::rung("pool", &[LatencyBound, Uneven, Overhead, Scale], || Box::new(pool::Pool::default())),
+    Contender::rung("pool", &[LatencyBound, Uneven, Overhead, Scale], || {
+        Box::new(pool::Pool::default())
+    }),
     Contender::rung(
         "scheduler",
         &[LatencyBound, Uneven, Overhead, Scale],
