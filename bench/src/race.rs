@@ -271,6 +271,11 @@ pub struct Race {
     pub workloads: Workloads,
     /// The command that made it.
     pub command: String,
+    /// The share of the machine's CPU time the hypervisor took while it
+    /// ran, from 0 to 1 (`null` where the machine does not say, or in a
+    /// race saved before this key existed). See [`crate::cpu::MachineTicks`].
+    #[serde(default)]
+    pub steal: Option<f64>,
 }
 
 /// Why a race stopped.

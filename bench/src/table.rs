@@ -46,14 +46,22 @@ fn cells(row: &Row) -> [String; 10] {
 
 /// The caption that says what the columns measured.
 pub fn legend(race: &Race) -> String {
-    format!(
+    let mut legend = format!(
         "Columns 2 to 6: {}; `conns` is the most connections the server saw at \
          once. Columns 9 and 10: {}; CPU is the client's user + system time \
          per item (its process and its children, not the server's). Lost and \
          wrong count both runs.",
         race.workloads.latency_bound.describe(),
         race.workloads.overhead.describe()
-    )
+    );
+    if let Some(steal) = race.steal {
+        legend.push_str(&format!(
+            " The hypervisor took {:.0}% of the machine's CPU time (steal) \
+             while the race ran.",
+            steal * 100.0
+        ));
+    }
+    legend
 }
 
 /// The command, then the table, then its legend: what the book includes.

@@ -84,6 +84,24 @@ pub fn json_report(output: &Output) -> serde_json::Value {
     }
 }
 
+/// Runs `program` with arguments it must refuse, and checks that it
+/// refuses them the way every binary here does: status 2, one line on
+/// stderr, nothing on stdout. Returns that line, for the caller to check
+/// what it names.
+#[track_caller]
+pub fn usage_error(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> String {
+    let output = run_bin(program, args, deadline);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(
+        output.stdout.is_empty(),
+        "{args:?} printed on stdout: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    stderr
+}
+
 /// A fake peer for request code: reads come from a script written in
 /// advance, writes are recorded. An empty script reads as a closed
 /// connection (end of stream), which is what a server that drops the

@@ -33,7 +33,12 @@ const MIN_LABEL_SPACING: f64 = 12.0;
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 56.0;
-const BOTTOM: f64 = 86.0;
+const BOTTOM: f64 = 104.0;
+/// Caption lines are this far apart.
+const LINE: f64 = 18.0;
+/// Characters of monospace text that fit under the plot (about 7.2 px each
+/// at 12 px): a longer command wraps instead of running off the picture.
+const COMMAND_COLUMNS: usize = 130;
 
 /// Colour of a successful item.
 const OK_COLOUR: &str = "#4c78a8";
@@ -61,7 +66,10 @@ pub fn render(report: &Report, rows: &[Row], command: Option<&str>) -> String {
     let lane_height = (MAX_PLOT_HEIGHT / lanes).min(MAX_LANE_HEIGHT);
     let plot_height = lane_height * lanes;
     let width = LEFT + PLOT_WIDTH + RIGHT;
-    let height = TOP + plot_height + BOTTOM;
+    let command_lines = command
+        .map(|c| wrap(c, COMMAND_COLUMNS))
+        .unwrap_or_default();
+    let height = TOP + plot_height + BOTTOM + LINE * command_lines.len() as f64;
     let x = |us: u64| LEFT + us as f64 / end_us * PLOT_WIDTH;
 
     let mut svg = svg_start(width, height);
@@ -138,7 +146,7 @@ pub fn render(report: &Report, rows: &[Row], command: Option<&str>) -> String {
         );
     }
 
-    caption(&mut svg, report, TOP + plot_height + 56.0, command);
+    caption(&mut svg, report, TOP + plot_height + 56.0, &command_lines);
     svg.push_str("</svg>\n");
     svg
 }
@@ -170,8 +178,9 @@ fn legend(svg: &mut String, report: &Report, rows: &[Row]) {
     }
 }
 
-/// The run's figures under the plot, and the command that made it.
-fn caption(svg: &mut String, report: &Report, y: f64, command: Option<&str>) {
+/// The run's figures under the plot, and the command that made it
+/// (already wrapped into lines).
+fn caption(svg: &mut String, report: &Report, y: f64, command: &[String]) {
     let efficiency = report.efficiency.map_or(String::new(), |e| {
         format!(
             " ({:.0}% of the ideal {:.0})",
@@ -179,32 +188,52 @@ fn caption(svg: &mut String, report: &Report, y: f64, command: Option<&str>) {
             report.ideal_throughput.unwrap_or(0.0)
         )
     });
-    let line = format!(
-        "{} in flight · {} phase(s) · mean service {:.2} ms · {:.2} s · {:.0} items/s{efficiency} · ok {} · failed {} · lost {} · wrong {} · p99 {:.1} ms",
-        report.conns,
-        report.phases,
-        report.mean_service_ms,
-        report.elapsed_s,
-        report.throughput,
-        report.ok,
-        report.failed,
-        report.lost,
-        report.wrong,
-        report.latency_ms.p99
+    let figures = format!(
+        "{} in flight · {} phase(s) · mean service {:.2} ms · {:.2} s · {:.0} items/s{efficiency}",
+        report.conns, report.phases, report.mean_service_ms, report.elapsed_s, report.throughput,
     );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="{y:.1}">{}</text>"#,
-        escape(&line)
+    let verdict = format!(
+        "ok {} · failed {} · lost {} · wrong {} · p99 {:.1} ms",
+        report.ok, report.failed, report.lost, report.wrong, report.latency_ms.p99
     );
-    if let Some(command) = command {
+    for (i, line) in [figures, verdict].iter().enumerate() {
         let _ = writeln!(
             svg,
-            r##"<text x="{LEFT}" y="{:.1}" font-family="monospace" fill="#555555">$ {}</text>"##,
-            y + 18.0,
-            escape(command)
+            r#"<text x="{LEFT}" y="{:.1}">{}</text>"#,
+            y + LINE * i as f64,
+            escape(line)
         );
     }
+    for (i, line) in command.iter().enumerate() {
+        // Continuation lines start under the command, not under the `$`.
+        let (prompt, lx) = if i == 0 {
+            ("$ ", LEFT)
+        } else {
+            ("", LEFT + 14.4)
+        };
+        let _ = writeln!(
+            svg,
+            r##"<text x="{lx:.1}" y="{:.1}" font-family="monospace" fill="#555555">{prompt}{}</text>"##,
+            y + LINE * (i + 2) as f64,
+            escape(line)
+        );
+    }
+}
+
+/// `text` cut at spaces into lines of at most `columns` characters (a word
+/// longer than that gets a line of its own).
+fn wrap(text: &str, columns: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.len() + 1 + word.len() <= columns => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_owned()),
+        }
+    }
+    lines
 }
 
 /// A round tick spacing (1, 2 or 5 times a power of ten) giving 5 to 10
@@ -227,7 +256,6 @@ fn format_ms(ms: f64) -> String {
     }
 }
 
-/// Text in SVG is XML: escape what XML gives a meaning to.
 /// The start of an SVG picture `width` × `height` pixels on a white
 /// background, in the house font: the common opening of the workspace's
 /// pictures (this timeline, the bench's race chart). Close it with `</svg>`.
@@ -241,7 +269,8 @@ pub fn svg_start(width: f64, height: f64) -> String {
     svg
 }
 
-/// `text` made safe inside SVG (XML) text and attributes.
+/// `text` made safe inside SVG (XML) text and attributes: escape what XML
+/// gives a meaning to.
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -318,6 +347,19 @@ mod tests {
         let labels = svg.matches(r#"text-anchor="end""#).count();
         assert!((30..=40).contains(&labels), "{labels} lane labels");
         assert!(svg.len() < 1_200_000, "{} bytes", svg.len());
+    }
+
+    #[test]
+    fn a_long_command_wraps_inside_the_picture() {
+        let (report, rows) = run(4, 8);
+        let long = format!("05-pool {}", "--read-timeout 50ms ".repeat(12));
+        let svg = render(&report, &rows, Some(long.trim()));
+        let command_lines = svg.matches("font-family=\"monospace\"").count();
+        assert_eq!(command_lines, 2, "{} characters need two lines", long.len());
+        for line in wrap(&long, COMMAND_COLUMNS) {
+            assert!(line.len() <= COMMAND_COLUMNS, "{line:?}");
+        }
+        assert_eq!(wrap(&long, COMMAND_COLUMNS).join(" "), long.trim());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin};
+use testbed::testing::{json_report, run_bin, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_01-sync");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -31,11 +31,7 @@ fn a_bad_flag_is_one_line_and_status_2() {
         &["--items", "many"],
         &["--no-such-flag"],
     ] {
-        let output = run_bin(BIN, args, DEADLINE);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-        assert!(output.stdout.is_empty(), "{args:?}");
+        usage_error(BIN, args, DEADLINE);
     }
 }
 

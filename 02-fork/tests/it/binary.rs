@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin};
+use testbed::testing::{json_report, run_bin, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_02-fork");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -146,11 +146,7 @@ fn crash_worker_is_for_processes_only_and_checked() {
         &["--crash-worker", "1:0"],
         &["--conns", "4", "--crash-worker", "4:1"],
     ] {
-        let output = run_bin(BIN, args, DEADLINE);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-        assert!(output.stdout.is_empty(), "{args:?}");
+        usage_error(BIN, args, DEADLINE);
     }
     let output = run_bin(BIN, &["--crash-worker", "x"], DEADLINE);
     assert!(String::from_utf8_lossy(&output.stderr).contains("K:N"));

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin};
+use testbed::testing::{json_report, run_bin, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_03-roundrobin");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -100,10 +100,7 @@ fn a_bad_flag_is_one_line_and_status_2() {
         &["--conns", "0"],
         &["--faults", "hang=0.1"],
     ] {
-        let output = run_bin(BIN, args, DEADLINE);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        usage_error(BIN, args, DEADLINE);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin};
+use testbed::testing::{json_report, run_bin, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_04-select");
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -36,10 +36,7 @@ fn json_is_one_object_with_the_contract_keys_on_every_backend() {
 
 #[test]
 fn a_bad_backend_is_one_line_and_status_2() {
-    let output = run_bin(BIN, &["--backend", "kqueue"], DEADLINE);
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = usage_error(BIN, &["--backend", "kqueue"], DEADLINE);
     assert!(stderr.contains("select, poll or epoll"), "{stderr}");
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin};
+use testbed::testing::{json_report, run_bin, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_05-pool");
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -90,10 +90,7 @@ fn knobs_that_do_not_fit_are_one_line_and_status_2() {
         (&["--checkout-timeout", "0s"][..], "--checkout-timeout"),
         (&["--backend", "kqueue"][..], "select, poll or epoll"),
     ] {
-        let output = run_bin(BIN, args, DEADLINE);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        let stderr = usage_error(BIN, args, DEADLINE);
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }

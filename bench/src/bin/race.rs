@@ -24,6 +24,7 @@ use clap::{Parser, Subcommand};
 use testbed::cli::{Settings, parse_or_exit, usage_error};
 
 use bench::contenders::{self, CONTENDERS, Contender};
+use bench::cpu::MachineTicks;
 use bench::race::{self, Output, Progress, Race, Workloads};
 use bench::run::{Runner, run_here};
 use bench::servers::Servers;
@@ -142,6 +143,7 @@ fn main() -> ExitCode {
         Progress::Starting { .. } => eprint!("{event}"),
         Progress::Finished { .. } => eprintln!("{event}"),
     };
+    let ticks = MachineTicks::now();
     let rows = match race::run(
         &contenders,
         &workloads,
@@ -161,6 +163,7 @@ fn main() -> ExitCode {
         rows,
         workloads,
         command: output.command,
+        steal: ticks.and_then(|t| MachineTicks::now()?.steal_since(t)),
     };
     if let Err(e) = write_outputs(&race, &args) {
         eprintln!("error: {e}");

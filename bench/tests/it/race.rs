@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use testbed::report::CONTRACT_KEYS;
-use testbed::testing::{json_report, run_bin};
+use testbed::testing::{json_report, run_bin, usage_error};
 
 const RACE: &str = env!("CARGO_BIN_EXE_race");
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -102,10 +102,7 @@ fn progress_goes_to_stderr() {
 
 #[test]
 fn an_unknown_contender_is_a_usage_error() {
-    let output = run_bin(RACE, &["--only", "sync,nope"], DEADLINE);
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = usage_error(RACE, &["--only", "sync,nope"], DEADLINE);
     assert!(
         stderr.contains("nope") && stderr.contains("tokio-ct"),
         "{stderr}"
