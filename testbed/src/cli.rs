@@ -69,6 +69,12 @@ pub struct Settings {
     /// Write an SVG timeline of the run: one lane per connection.
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
+
+    /// The command printed under the timeline instead of this process's
+    /// own command line: the book's figures show the `cargo run` a reader
+    /// would type, not the path of a binary in `target/`.
+    #[arg(long, value_name = "TEXT", hide = true)]
+    pub caption: Option<String>,
 }
 
 impl Default for Settings {

@@ -83,7 +83,7 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
                 print!("{report}");
             }
             if let Some(path) = &settings.timeline {
-                let command = command_line();
+                let command = settings.caption.clone().unwrap_or_else(command_line);
                 if let Err(e) = execution.write_timeline(path, Some(&command)) {
                     eprintln!(
                         "error: could not write the timeline {}: {e}",

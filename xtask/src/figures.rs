@@ -68,25 +68,24 @@ pub fn regenerate(root: &Path, only: Option<&str>) -> Result<()> {
         .current_dir(root))?;
     for figure in chosen {
         let svg = dir.join(format!("{}.svg", figure.name));
+        let command = format!(
+            "cargo run --release --bin {} -- {}",
+            figure.bin, figure.args
+        );
+        // The caption under the picture is the command a reader would type,
+        // not this binary's path and the --timeline and --json added here.
         let output = Command::new(root.join("target/release").join(&figure.bin))
             .args(figure.args.split_whitespace())
             .arg("--timeline")
             .arg(&svg)
+            .arg("--caption")
+            .arg(&command)
             .arg("--json")
             .output()
             .with_context(|| format!("cannot run {}", figure.bin))?;
         let stdout = String::from_utf8_lossy(&output.stdout);
         let report: serde_json::Value = serde_json::from_str(stdout.trim())
             .with_context(|| format!("{} printed no JSON report:\n{stdout}", figure.bin))?;
-        let command = format!(
-            "cargo run --release --bin {} -- {}",
-            figure.bin, figure.args
-        );
-        // The SVG's caption shows the binary's own argv, including the
-        // --timeline path; rewrite it to the command a reader would type.
-        let picture = std::fs::read_to_string(&svg)?;
-        let picture = replace_command_line(&picture, &command);
-        std::fs::write(&svg, picture)?;
         std::fs::write(
             dir.join(format!("{}.md", figure.name)),
             table(&command, &report),
@@ -94,20 +93,6 @@ pub fn regenerate(root: &Path, only: Option<&str>) -> Result<()> {
         println!("figure {}: {command}", figure.name);
     }
     Ok(())
-}
-
-fn replace_command_line(svg: &str, command: &str) -> String {
-    svg.lines()
-        .map(|line| match line.find("$ ") {
-            Some(at) if line.contains("font-family=\"monospace\"") => {
-                let end = line.rfind("</text>").unwrap_or(line.len());
-                format!("{}$ {command}{}", &line[..at], &line[end..])
-            }
-            _ => line.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
 }
 
 /// The Markdown under a figure: the command, then the figures.
