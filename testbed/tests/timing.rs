@@ -11,12 +11,22 @@
 //! ([`OFFERED_RATE`]) round-robin over all connections, each connection's
 //! previous reply read just before its next request.
 //!
+//! On a shared virtual machine a miss can be the machine's fault: another
+//! process, or the hypervisor, holding the CPUs when a timer fires. So an
+//! attempt counts against the server only when it was quiet: no other
+//! process used the CPUs, and a probe thread doing a plain `thread::sleep`
+//! beside the server woke up on time. A server on a 1 ms timer wheel misses
+//! quiet attempts (its p50 alone is half a millisecond late); a busy
+//! machine makes the test say it could not judge, not fail.
+//!
 //! It also checks, since nothing else runs in this process, that a stopped
 //! server leaves no thread behind.
 
 use std::fs;
 use std::io;
 use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -36,12 +46,13 @@ const ROUNDS: u64 = 2;
 /// Requests per second the client offers, evenly spaced. Every thread that
 /// wakes up to answer costs CPU (two context switches, a loopback write, a
 /// read), and this 2-core machine serves about 33,000 requests per second
-/// end to end in a debug build (48,000 in release; `crowd --latency 0`).
-/// Beyond that, replies queue for a CPU and the test would measure the
-/// queue, not the timer: 1,000 requests in flight at 1 ms latency would be
-/// a million per second. So the 1,000 connections stay open while requests
-/// arrive at a rate well within the machine's reach.
-const OFFERED_RATE: u32 = 10_000;
+/// end to end in a debug build (48,000 in release; `crowd --latency 0`),
+/// less when the hypervisor is busy. Beyond that, replies queue for a CPU
+/// and the test would measure the queue, not the timer: 1,000 requests in
+/// flight at 1 ms latency would be a million per second. So the 1,000
+/// connections stay open while requests arrive at a rate far within the
+/// machine's reach (10,000 per second was not, on a busy day).
+const OFFERED_RATE: u32 = 5_000;
 
 /// The promise: `thread::sleep` overshoots by tens of microseconds; a 1 ms
 /// timer wheel would not pass this.
@@ -60,6 +71,10 @@ const ATTEMPTS: u32 = 10;
 /// enough to push the p99 into milliseconds, since a woken thread may wait
 /// a scheduler slice for a CPU.
 const MAX_FOREIGN_CPU: f64 = 0.1;
+
+/// How often the probe ([`Probe`]) asks for a wake-up: it sleeps this long
+/// in a loop, beside the server, and records how late each wake-up was.
+const PROBE_SLEEP: Duration = Duration::from_millis(1);
 
 /// The test fails only if every attempt missed and at least this many of
 /// them were undisturbed. A slow server misses every quiet attempt; the
@@ -83,17 +98,21 @@ fn overshoot_p99_stays_below_half_a_millisecond_with_1000_connections() -> io::R
         let mut undisturbed_misses = 0;
         for attempt in 1..=ATTEMPTS {
             let (before, start) = (CpuTicks::now()?, Instant::now());
+            let probe = Probe::start();
             let stats = crowd(latency)?;
+            let probe_p99 = probe.stop_p99();
             let foreign = before.foreign_cpus_since(start)?;
             let service = stats.service;
             // Visible with `cargo test --test timing -- --nocapture`.
             println!(
                 "latency {latency}, attempt {attempt}: {} served, overshoot p50 {}us p99 {}us \
-                 max {}us; other processes used {foreign:.2} CPUs",
+                 max {}us; other processes used {foreign:.2} CPUs; a plain sleep's p99 \
+                 overshoot {}us",
                 service.count,
                 service.overshoot_p50_us,
                 service.overshoot_p99_us,
-                service.overshoot_max_us
+                service.overshoot_max_us,
+                probe_p99.as_micros()
             );
             assert_eq!(service.count, CONNS * ROUNDS);
             assert_eq!(stats.peak_conns, CONNS);
@@ -101,7 +120,11 @@ fn overshoot_p99_stays_below_half_a_millisecond_with_1000_connections() -> io::R
                 passed = true;
                 break;
             }
-            if foreign < MAX_FOREIGN_CPU {
+            // Quiet means nobody else took the CPUs *and* a plain
+            // `thread::sleep` beside the server woke up on time: the second
+            // catches what the first cannot see (a hypervisor that slows
+            // our virtual CPUs without counting it as steal).
+            if foreign < MAX_FOREIGN_CPU && probe_p99 < MAX_P99 {
                 undisturbed_misses += 1;
             }
         }
@@ -111,7 +134,10 @@ fn overshoot_p99_stays_below_half_a_millisecond_with_1000_connections() -> io::R
              {undisturbed_misses} of them with the machine to ourselves"
         );
         if !passed {
-            println!("latency {latency}: not judged, other processes kept taking the CPUs");
+            println!(
+                "latency {latency}: not judged, the machine itself was late \
+                 (other processes, or the hypervisor, kept taking the CPUs)"
+            );
         }
     }
     // Every server thread was joined: none is left behind. (A joined thread
@@ -180,6 +206,41 @@ impl CpuTicks {
         let ours = now.ours.saturating_sub(self.ours);
         let foreign = machine.saturating_sub(ours) as f64 / TICKS_PER_SEC;
         Ok(foreign / start.elapsed().as_secs_f64())
+    }
+}
+
+/// A thread that sleeps [`PROBE_SLEEP`] in a loop and notes how late each
+/// wake-up was: the best any thread of this process could do meanwhile.
+/// If even it is late, the machine was, and a late server says nothing.
+struct Probe {
+    stop: Arc<AtomicBool>,
+    thread: thread::JoinHandle<Vec<Duration>>,
+}
+
+impl Probe {
+    fn start() -> Probe {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = thread::spawn(move || {
+            let mut late = Vec::new();
+            while !flag.load(Ordering::Relaxed) {
+                let asked = Instant::now();
+                thread::sleep(PROBE_SLEEP);
+                late.push(asked.elapsed().saturating_sub(PROBE_SLEEP));
+            }
+            late
+        });
+        Probe { stop, thread }
+    }
+
+    /// Stops the probe and returns its p99 overshoot (zero if it never
+    /// woke, which a run of any length rules out).
+    fn stop_p99(self) -> Duration {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut late = self.thread.join().expect("the probe does not panic");
+        late.sort_unstable();
+        let at = (late.len() * 99 / 100).min(late.len().saturating_sub(1));
+        late.get(at).copied().unwrap_or_default()
     }
 }
 

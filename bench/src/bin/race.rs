@@ -88,23 +88,17 @@ enum Hidden {
     Contender {
         /// The contender's name.
         name: String,
+        /// The run's settings; `--caption` among them is the command
+        /// printed under the timeline.
         #[command(flatten)]
         settings: Settings,
-        /// The caption under the timeline.
-        #[arg(long)]
-        caption: Option<String>,
     },
 }
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
-    if let Some(Hidden::Contender {
-        name,
-        settings,
-        caption,
-    }) = &args.command
-    {
-        return contender_main(name, settings, caption.as_deref());
+    if let Some(Hidden::Contender { name, settings }) = &args.command {
+        return contender_main(name, settings);
     }
     if let Some(saved) = &args.replot {
         return replot(saved, &args);
@@ -292,11 +286,12 @@ fn write_plots(race: &Race, args: &Args) -> std::io::Result<()> {
 
 /// `race contender NAME ...`: one run in this fresh process, its lap on
 /// stdout.
-fn contender_main(name: &str, settings: &Settings, caption: Option<&str>) -> ExitCode {
+fn contender_main(name: &str, settings: &Settings) -> ExitCode {
     let Some(contender) = contenders::find(name) else {
         return usage_error(&format!("no contender '{name}'"));
     };
-    match run_here(contender, settings, settings.timeline.as_deref(), caption) {
+    let timeline = settings.timeline.as_deref();
+    match run_here(contender, settings, timeline, settings.caption.as_deref()) {
         Ok(lap) => {
             println!(
                 "{}",

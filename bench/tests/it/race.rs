@@ -20,7 +20,7 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
     let mut args = TINY.to_vec();
     args.extend([
         "--only",
-        "sync,threads,tokio,tokio-ct",
+        "sync,fork,threads,tokio,tokio-ct",
         "--json",
         "--rounds",
         "2",
@@ -32,7 +32,8 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
     let race = json_report(&output);
     let rows = race["rows"].as_array().expect("rows is an array");
     let stages: Vec<&str> = rows.iter().filter_map(|r| r["stage"].as_str()).collect();
-    assert_eq!(stages, ["sync", "threads", "tokio", "tokio-ct"]);
+    assert_eq!(stages, ["sync", "fork", "threads", "tokio", "tokio-ct"]);
+    assert!(race["steal"].is_f64(), "Linux says how much was stolen");
     for row in rows {
         let ours = ["client_cpu_s", "client_cpu_us_per_item"];
         for key in CONTRACT_KEYS.into_iter().chain(ours) {
@@ -66,11 +67,19 @@ fn json_has_a_row_per_contender_with_the_report_keys() {
     let timelines = std::fs::read_dir(out.path().join("timelines"))
         .expect("the timelines folder")
         .count();
-    assert_eq!(timelines, 4);
+    assert_eq!(timelines, 5);
+    // Each says how it was made, including fork's, which ran in a process
+    // of its own.
+    for name in stages {
+        let path = out.path().join(format!("timelines/{name}.svg"));
+        let svg = std::fs::read_to_string(&path).expect("a timeline per contender");
+        // The caption wraps, but never inside a word.
+        assert!(svg.contains(&format!("{name}:")), "{name}'s caption");
+    }
     let svg = std::fs::read_to_string(out.path().join("race.svg")).expect("the chart");
     assert!(svg.contains("tokio-ct") && svg.ends_with("</svg>\n"));
     let md = std::fs::read_to_string(out.path().join("race.md")).expect("the table");
-    assert!(md.contains("| tokio-ct |") && md.contains("--only sync,threads,tokio,tokio-ct"));
+    assert!(md.contains("| tokio-ct |") && md.contains("--only sync,fork,threads,tokio,tokio-ct"));
 
     // The saved race remakes the same table without racing again.
     let again = tempfile::tempdir().expect("a temporary directory");
