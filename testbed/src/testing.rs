@@ -102,6 +102,22 @@ pub fn usage_error(program: impl AsRef<Path>, args: &[&str], deadline: Duration)
     stderr
 }
 
+/// Runs `program` with `args` and `--timeline` pointing at a fresh file,
+/// checks that the run succeeded, and returns the SVG it wrote.
+#[track_caller]
+pub fn timeline_of(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> String {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("timeline.svg");
+    let path_arg = path.to_string_lossy().into_owned();
+    let output = run_bin(
+        program,
+        &[args, &["--timeline", &path_arg]].concat(),
+        deadline,
+    );
+    assert!(output.status.success(), "{args:?}: {output:?}");
+    std::fs::read_to_string(&path).expect("the timeline was written")
+}
+
 /// A fake peer for request code: reads come from a script written in
 /// advance, writes are recorded. An empty script reads as a closed
 /// connection (end of stream), which is what a server that drops the

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, usage_error};
+use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_01-sync");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -61,15 +61,10 @@ fn an_unreachable_server_fails_every_item_but_loses_none() {
 
 #[test]
 fn writes_a_timeline() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("t.svg");
-    let path_arg = path.to_string_lossy().into_owned();
-    let output = run_bin(
-        BIN,
-        &["--items", "10", "--latency", "1ms", "--timeline", &path_arg],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let svg = std::fs::read_to_string(&path).expect("the timeline was written");
+    let svg = timeline_of(BIN, &["--items", "10", "--latency", "1ms"], DEADLINE);
     assert_eq!(svg.matches("<title>item").count(), 10);
+    assert!(
+        svg.contains("10 items, 1 lane<"),
+        "one connection, one lane"
+    );
 }

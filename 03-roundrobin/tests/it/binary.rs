@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, usage_error};
+use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_03-roundrobin");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -132,24 +132,8 @@ fn hang_faults_time_out_with_a_read_timeout() {
 
 #[test]
 fn writes_a_timeline_with_one_lane_per_wrapper() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("t.svg");
-    let path_arg = path.to_string_lossy().into_owned();
-    let output = run_bin(
-        BIN,
-        &[
-            "--items",
-            "12",
-            "--conns",
-            "3",
-            "--latency",
-            "1ms",
-            "--timeline",
-            &path_arg,
-        ],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let svg = std::fs::read_to_string(&path).expect("the timeline was written");
+    let args = ["--items", "12", "--conns", "3", "--latency", "1ms"];
+    let svg = timeline_of(BIN, &args, DEADLINE);
     assert_eq!(svg.matches("<title>item").count(), 12);
+    assert!(svg.contains("12 items, 3 lanes"), "one lane per wrapper");
 }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, usage_error};
+use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_04-select");
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -76,24 +76,8 @@ fn select_refuses_descriptors_past_fd_setsize_and_exits_cleanly() {
 
 #[test]
 fn writes_a_timeline_with_one_lane_per_slot() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("t.svg");
-    let path_arg = path.to_string_lossy().into_owned();
-    let output = run_bin(
-        BIN,
-        &[
-            "--items",
-            "30",
-            "--conns",
-            "3",
-            "--latency",
-            "1ms",
-            "--timeline",
-            &path_arg,
-        ],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let svg = std::fs::read_to_string(&path).expect("the timeline was written");
+    let args = ["--items", "30", "--conns", "3", "--latency", "1ms"];
+    let svg = timeline_of(BIN, &args, DEADLINE);
     assert_eq!(svg.matches("<title>item").count(), 30);
+    assert!(svg.contains("30 items, 3 lanes"), "one lane per slot");
 }
