@@ -273,7 +273,7 @@ pub struct Race {
     pub command: String,
     /// The share of the machine's CPU time the hypervisor took while it
     /// ran, from 0 to 1 (`null` where the machine does not say, or in a
-    /// race saved before this key existed). See [`crate::cpu::MachineTicks`].
+    /// race saved before this key existed). See [`testbed::machine::MachineTicks`].
     #[serde(default)]
     pub steal: Option<f64>,
 }

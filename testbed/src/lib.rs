@@ -16,7 +16,8 @@
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
 //!   harness that runs a stage end to end ([`harness`]), and for the stages'
 //!   tests the conformance check ([`conformance`]) and a way to run their
-//!   binaries with a deadline ([`testing`]).
+//!   binaries with a deadline ([`testing`]);
+//! - whether a measurement had the machine to itself ([`machine`]).
 //!
 //! # Layout
 //!
@@ -38,6 +39,7 @@ pub mod framing;
 pub mod harness;
 pub mod latency;
 pub mod limits;
+pub mod machine;
 pub mod outcome;
 pub mod progress;
 pub mod protocol;

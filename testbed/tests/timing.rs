@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 use testbed::conn::Conn;
 use testbed::forked::thread_count;
 use testbed::limits::raise_fd_limit;
+use testbed::machine::MachineTicks;
 use testbed::protocol::{ItemId, Payload, Reply, Request, ResultHash};
 use testbed::server::{ServerConfig, ServerStats, SlowServer};
 
@@ -161,26 +162,9 @@ struct CpuTicks {
 impl CpuTicks {
     fn now() -> io::Result<CpuTicks> {
         let bad = || io::Error::new(io::ErrorKind::InvalidData, "unexpected /proc format");
-        // `cpu  user nice system idle iowait irq softirq steal guest ...`:
-        // busy is all of the first eight but idle and iowait (the guest
-        // times are already inside user and nice). Steal, time the
+        // Busy is every state but idle and iowait; steal, time the
         // hypervisor gave to other machines, is someone else's too.
-        let stat = fs::read_to_string("/proc/stat")?;
-        let fields: Vec<u64> = stat
-            .lines()
-            .next()
-            .and_then(|line| line.strip_prefix("cpu "))
-            .ok_or_else(bad)?
-            .split_whitespace()
-            .take(8)
-            .map(|field| field.parse().map_err(|_| bad()))
-            .collect::<io::Result<_>>()?;
-        let machine = fields
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != 3 && i != 4)
-            .map(|(_, ticks)| ticks)
-            .sum();
+        let machine = MachineTicks::now().ok_or_else(bad)?.busy();
         // `pid (comm) state ...`: utime and stime are the 14th and 15th
         // fields, the 12th and 13th after the command name (which may
         // contain spaces, hence the split at the last parenthesis).

@@ -22,9 +22,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use testbed::cli::{Settings, parse_or_exit, usage_error};
+use testbed::machine::MachineTicks;
 
 use bench::contenders::{self, CONTENDERS, Contender};
-use bench::cpu::MachineTicks;
 use bench::race::{self, Output, Progress, Race, Workloads};
 use bench::run::{Runner, run_here};
 use bench::servers::Servers;
