@@ -70,6 +70,15 @@ impl ErrorKind {
         }
     }
 
+    /// True when an item that failed this way cost the server no service
+    /// time: a connect that was refused (or answered `503 busy`), a
+    /// checkout that gave up before sending anything. The report leaves
+    /// such items out of its efficiency, which compares the server's work
+    /// with what Little's law allows.
+    pub fn costs_no_service(self) -> bool {
+        matches!(self, ErrorKind::Refused | ErrorKind::PoolTimeout)
+    }
+
     /// True when the connection cannot carry another request after this
     /// failure. `NAK` and `500` are answers: the conversation is still in
     /// step. After a timeout a late reply may still arrive, after garbage the

@@ -22,6 +22,9 @@
 //! mean of `--latency` when it is external. With an embedded server the
 //! number of service times per item is also the server's count (a `NAK`ed
 //! item costs one, not two), so faults do not push efficiency above 100%.
+//! For the same reason efficiency counts only items the server worked on:
+//! a refused connect or a checkout that gave up cost it nothing, and a
+//! client failing fast against a server that is down is not "efficient".
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -210,21 +213,38 @@ impl Report {
     /// Throughput, the Little's-law ideal and efficiency, counting only the
     /// items that have an outcome: a lost item was neither done nor, often,
     /// even sent, so it must not count as work (nor as cheap work).
+    ///
+    /// Efficiency goes one step further and counts only the items the
+    /// server worked on: a refused connect costs no service time, and a run
+    /// against a server that is down would otherwise "beat" the law by
+    /// failing fast. When no item reached the server there is no
+    /// efficiency at all.
     fn rates(&mut self, facts: &RunFacts) {
         let done = self.items - self.lost;
-        if let Some(lines) = facts.served_lines.filter(|&l| l > 0 && done > 0) {
-            self.lines_per_item = lines as f64 / done as f64;
+        let no_service: u64 = ErrorKind::ALL
+            .into_iter()
+            .filter(|kind| kind.costs_no_service())
+            .filter_map(|kind| self.errors.get(kind.as_str()))
+            .sum();
+        let served = done.saturating_sub(no_service);
+        if let Some(lines) = facts.served_lines.filter(|&l| l > 0 && served > 0) {
+            self.lines_per_item = lines as f64 / served as f64;
         }
         let per_item = facts.mean_service.as_secs_f64() * self.lines_per_item;
-        let in_flight = (facts.concurrency as u64).min(done).max(1) as f64;
+        let in_flight = (facts.concurrency as u64).min(served).max(1) as f64;
         let ideal = (per_item > 0.0).then(|| in_flight / per_item);
-        self.throughput = if self.elapsed_s > 0.0 {
-            done as f64 / self.elapsed_s
-        } else {
-            0.0
+        let per_second = |n: u64| {
+            if self.elapsed_s > 0.0 {
+                n as f64 / self.elapsed_s
+            } else {
+                0.0
+            }
         };
+        self.throughput = per_second(done);
         self.ideal_throughput = ideal;
-        self.efficiency = ideal.map(|ideal| self.throughput / ideal);
+        self.efficiency = ideal
+            .filter(|_| served > 0)
+            .map(|ideal| per_second(served) / ideal);
     }
 
     fn empty(items: usize, facts: &RunFacts) -> Report {
@@ -391,7 +411,8 @@ impl fmt::Display for Report {
                 self.mean_service_ms,
                 efficiency * 100.0
             )?,
-            _ => writeln!(f, "   (zero latency: no ideal to compare with)")?,
+            (Some(_), None) => writeln!(f, "   (no item reached the server: no efficiency)")?,
+            (None, _) => writeln!(f, "   (zero latency: no ideal to compare with)")?,
         }
         writeln!(
             f,
@@ -502,6 +523,25 @@ mod tests {
         assert_eq!(report.throughput, 4.0);
         assert_eq!(report.efficiency, Some(0.2));
         assert_eq!(report.latency_ms.max, 5.0);
+    }
+
+    #[test]
+    fn failing_fast_is_not_efficient() {
+        // A server that is down: every connect refused in a millisecond.
+        let list = items(4, 1);
+        let refused = |item| row(item, Err(Failure::new(ErrorKind::Refused, "down")));
+        let rows: Vec<Row> = list.iter().map(refused).collect();
+        let report = Report::build(&list, &rows, facts(None));
+        assert_eq!(report.throughput, 4.0, "outcomes per second, still");
+        assert_eq!(report.efficiency, None, "nothing reached the server");
+
+        // Half refused: only the half that was served counts as work.
+        let mut rows = rows;
+        rows[0] = row(&list[0], Ok(list[0].expected_result()));
+        rows[1] = row(&list[1], Ok(list[1].expected_result()));
+        let report = Report::build(&list, &rows, facts(None));
+        assert_eq!(report.ideal_throughput, Some(20.0));
+        assert_eq!(report.efficiency, Some(2.0 / 20.0));
     }
 
     #[test]
