@@ -91,6 +91,17 @@ impl Default for Settings {
     }
 }
 
+/// Writes `text` to stdout and flushes it, returning the error that
+/// `print!` would panic with. A binary whose output is piped into
+/// `head` meets `BrokenPipe` here, and should end quietly with the
+/// status it would have had.
+pub fn print(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
 /// Parses the process's arguments; on a bad flag prints one line naming it
 /// and the accepted forms, and exits with status 2. `--help` and
 /// `--version` print in full and exit 0, as usual.

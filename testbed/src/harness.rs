@@ -20,7 +20,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::cli::{Settings, usage_error};
+use crate::cli::{Settings, print, usage_error};
 use crate::forked::ForkedServer;
 use crate::limits::raise_fd_limit;
 use crate::progress::Progress;
@@ -77,11 +77,19 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
     match execute(stage, settings) {
         Ok(execution) => {
             let report = &execution.report;
-            if settings.json {
-                println!("{}", report.to_json());
+            let verdict = if report.is_sound() {
+                ExitCode::SUCCESS
             } else {
-                print!("{report}");
-            }
+                ExitCode::FAILURE
+            };
+            let text = if settings.json {
+                format!("{}\n", report.to_json())
+            } else {
+                report.to_string()
+            };
+            // `print!` panics when stdout is a pipe the reader closed
+            // (`01-sync | head`); the run's verdict stands all the same.
+            let mut printed = print(&text);
             if let Some(path) = &settings.timeline {
                 let command = settings.caption.clone().unwrap_or_else(command_line);
                 if let Err(e) = execution.write_timeline(path, Some(&command)) {
@@ -91,14 +99,16 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
                     );
                     return ExitCode::FAILURE;
                 }
-                if !settings.json {
-                    println!("  timeline     {}", path.display());
+                if !settings.json && printed.is_ok() {
+                    printed = print(&format!("  timeline     {}\n", path.display()));
                 }
             }
-            if report.is_sound() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
+            match printed {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                    eprintln!("error: could not print the report: {e}");
+                    ExitCode::FAILURE
+                }
+                _ => verdict,
             }
         }
         Err(HarnessError::Usage(message)) => usage_error(&message),

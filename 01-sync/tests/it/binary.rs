@@ -1,6 +1,8 @@
 //! `01-sync` as a user runs it: flags, exit statuses, JSON.
 
-use std::time::Duration;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
 
@@ -67,4 +69,34 @@ fn writes_a_timeline() {
         svg.contains("10 items, 1 lane<"),
         "one connection, one lane"
     );
+}
+
+#[test]
+fn a_reader_that_stops_early_is_not_a_crash() {
+    // `01-sync | head -1`: the pipe's reader is gone before the report.
+    let mut child = Command::new(BIN)
+        .args(["--items", "3", "--latency", "1ms"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    drop(child.stdout.take());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waitpid works") {
+            break status;
+        }
+        if start.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("01-sync still running after {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut stderr = String::new();
+    let _ = child
+        .stderr
+        .take()
+        .map(|mut e| e.read_to_string(&mut stderr));
+    assert!(status.success(), "{status}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use testbed::cli::{Settings, parse_or_exit, usage_error};
+use testbed::cli::{Settings, parse_or_exit, print, usage_error};
 use testbed::machine::MachineTicks;
 
 use bench::contenders::{self, CONTENDERS, Contender};
@@ -168,15 +168,24 @@ fn main() -> ExitCode {
 
 /// Prints the race (a table, or `--json`) and returns the exit status.
 fn report(race: &Race, args: &Args) -> ExitCode {
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(race).expect("a race is plain data and always serialises")
-        );
+    let text = if args.json {
+        let json = serde_json::to_string(race).expect("a race is plain data and always serialises");
+        format!("{json}\n")
     } else {
-        print!("{}", table::text(race));
-        println!("\n{}", table::legend(race));
-        println!("\nwritten to {}/", args.out.display());
+        format!(
+            "{}\n{}\n\nwritten to {}/\n",
+            table::text(race),
+            table::legend(race),
+            args.out.display()
+        )
+    };
+    // Piped into `head`, the rest of the table is not wanted: not an error.
+    match print(&text) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("error: could not print the race: {e}");
+            return ExitCode::FAILURE;
+        }
+        _ => {}
     }
     if race.rows.iter().all(race::Row::is_sound) {
         ExitCode::SUCCESS
