@@ -21,6 +21,9 @@
 //!   [`TcpStream::take_error`] say whether it worked (a refused connection
 //!   is an error there, not at `connect`).
 //!
+//! The first and the last rule are shared with every later rung, so their
+//! fine print lives in [`crate::nonblocking`].
+//!
 //! Not here: what the lines mean ([`crate::exchange`]), when to wait
 //! ([`crate::pool`]).
 
@@ -35,6 +38,7 @@ use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::Reply;
 
 use crate::event::{Event, Interest};
+use crate::nonblocking;
 use crate::outbox::Outbox;
 
 /// A non-blocking connection to a SLOW/1 server.
@@ -132,35 +136,22 @@ impl Connection {
         Ok(())
     }
 
-    /// Checks whether the handshake is over: `Ok(true)` when connected,
+    /// Checks whether the handshake is over (the rule is
+    /// [`nonblocking::connect_finished`]'s): `Ok(true)` when connected,
     /// `Ok(false)` when still in progress, the connect's error otherwise.
     fn finish_connect(&mut self) -> io::Result<bool> {
-        // A failed handshake leaves its error in SO_ERROR.
-        if let Some(error) = self.stream.take_error()? {
-            return Err(error);
-        }
-        // No error yet, but is it done? Only a connected socket has a peer.
-        match self.stream.peer_addr() {
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotConnected => return Ok(false),
-            Err(e) => return Err(e),
-        }
-        self.connecting = false;
-        // Nagle's algorithm would hold a small request back for up to 40 ms.
-        self.stream.set_nodelay(true)?;
-        Ok(true)
+        let done = nonblocking::connect_finished(&self.stream)?;
+        self.connecting = !done;
+        Ok(done)
     }
 
     /// Reads until `WouldBlock` (or the end of the stream), feeding the
     /// framer: a partial line just waits there for its end.
     ///
-    /// One shortcut: a read that returns less than it asked for emptied the
-    /// socket's receive buffer, so the read after it would only say
-    /// `WouldBlock`. Stopping there saves a system call per reply (tokio
-    /// does the same). It is safe because new data makes a new edge, and
-    /// level-triggered backends report again anyway; the one exception is
-    /// a close that came in the same event as the data, which `closed`
-    /// tells us about: then we read on to the end of the stream.
+    /// One shortcut, [`nonblocking::drained`]: a short read emptied the
+    /// socket, so stop there rather than make a read that would only say
+    /// `WouldBlock` — unless the event said the peer `closed`, when only
+    /// reading on to the end of the stream finds that close.
     fn fill(&mut self, closed: bool) -> io::Result<()> {
         loop {
             match self.framer.read_from(&mut self.stream) {
@@ -168,7 +159,7 @@ impl Connection {
                     self.eof = true;
                     return Ok(());
                 }
-                Ok(n) if n < READ_CHUNK && !closed => return Ok(()),
+                Ok(n) if nonblocking::drained(n, READ_CHUNK, closed) => return Ok(()),
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -17,6 +17,9 @@
 //!   a `Poller` in its own file (the only `unsafe` code is in the first
 //!   two, which keep their list of descriptors in an [`interest_list`],
 //!   and [`sys`] holds the two rules every system call follows);
+//! - [`nonblocking`]: the two rules every non-blocking socket follows here
+//!   and in every later rung (when a read has emptied the socket, when a
+//!   `connect` has finished);
 //! - [`outbox`] and [`connection`]: one non-blocking connection (read what
 //!   is there, queue what does not fit, a `connect` that finishes later);
 //! - [`exchange`]: one item's conversation as a state machine;
@@ -36,6 +39,7 @@ pub mod epoll;
 pub mod event;
 pub mod exchange;
 pub mod interest_list;
+pub mod nonblocking;
 pub mod outbox;
 #[allow(unsafe_code)] // The lesson is the system call: libc::poll.
 pub mod poll;

@@ -47,10 +47,10 @@ pub(crate) struct Source {
     readable: bool,
     writable: bool,
     /// The peer has closed its side. Unlike an edge this never clears: the
-    /// data and the close can arrive in one event, and a reader that took
-    /// the data with a short read (see `FiberTcpStream::read`) must still
+    /// data and the close can arrive in one event, and a reader must still
     /// find the end of the stream instead of waiting for an edge that will
-    /// never come.
+    /// never come (stage 4's `nonblocking::drained` rule; see
+    /// [`Registered::peer_closed`]).
     read_closed: bool,
     /// The fiber waiting to read, and the one waiting to write.
     reader: Option<Ticket>,
@@ -88,6 +88,16 @@ impl<S: mio::event::Source> Registered<S> {
     /// The wrapped source, mutably.
     pub fn get_mut(&mut self) -> &mut S {
         &mut self.source
+    }
+
+    /// The peer has closed its side (an event said so). A short read does
+    /// not mean "drained" then: only reading on finds the end of the
+    /// stream, which no later event will announce.
+    pub fn peer_closed(&self) -> bool {
+        let state = self.sched.inner.state.borrow();
+        state.sources[self.token]
+            .as_ref()
+            .is_some_and(|source| source.read_closed)
     }
 
     /// Waits until the source may be ready: `sched.io_wait(self, ...)`.

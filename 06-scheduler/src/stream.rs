@@ -32,6 +32,8 @@ use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use select::nonblocking;
+
 use crate::io::{Interest, Registered};
 use crate::scheduler::Scheduler;
 
@@ -59,21 +61,15 @@ impl FiberTcpStream {
     /// outside a fiber.
     pub fn connect(sched: &Scheduler, addr: SocketAddr) -> io::Result<FiberTcpStream> {
         let io = sched.register(mio::net::TcpStream::connect(addr)?)?;
+        // "Writable" means the handshake is over, one way or the other;
+        // stage 4's rule says which (and turns Nagle off once connected).
+        // Readiness is only a hint, so "still connecting" waits again.
         loop {
             io.wait(Interest::Writable, None)?;
-            // "Writable" also means "failed": the error is in SO_ERROR.
-            if let Some(error) = io.get_ref().take_error()? {
-                return Err(error);
-            }
-            match io.get_ref().peer_addr() {
-                Ok(_) => break,
-                // Readiness was only a hint: still connecting.
-                Err(e) if e.kind() == io::ErrorKind::NotConnected => continue,
-                Err(e) => return Err(e),
+            if nonblocking::connect_finished(io.get_ref())? {
+                break;
             }
         }
-        // As in 01-sync: no Nagle delay on small request lines.
-        io.get_ref().set_nodelay(true)?;
         Ok(FiberTcpStream {
             io,
             read_timeout: None,
@@ -106,10 +102,12 @@ impl Read for &FiberTcpStream {
             }
             match self.io.get_ref().read(buf) {
                 Ok(n) => {
-                    // A short read took everything there was (tokio makes
-                    // the same inference on epoll): skip the next `read`,
-                    // which would only say `WouldBlock`.
-                    self.drained.set(0 < n && n < buf.len());
+                    // Stage 4's rule: a short read took everything there
+                    // was, so skip the next `read`, which would only say
+                    // `WouldBlock` — unless the peer closed, when reading
+                    // on is how the end of the stream is found.
+                    let closed = self.io.peer_closed();
+                    self.drained.set(nonblocking::drained(n, buf.len(), closed));
                     return Ok(n);
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.drained.set(true),
