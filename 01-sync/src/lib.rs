@@ -52,10 +52,7 @@ impl Stage for Sync {
         for item in &scenario.items {
             let started = Instant::now();
             let outcome = connect_and_request(&mut conn, scenario, item);
-            // A connection that broke (closed, timed out, garbled) cannot
-            // carry the next request: drop it, and the next item reconnects.
-            let broken = matches!(&outcome, Err(f) if f.kind.breaks_connection());
-            if broken || self.connect_per_request {
+            if self.connect_per_request {
                 conn = None;
             }
             store.record(item.id, Lane(0), started, &outcome)?;
@@ -68,36 +65,68 @@ impl Stage for Sync {
     }
 }
 
-/// Sends one item over `conn`, connecting first if there is no connection.
+/// Sends one item over `conn`, connecting to the scenario's server first if
+/// there is no connection: [`request_reusing`] with [`connect`].
 ///
-/// A refused or failed connect is this item's outcome, not an error of the
-/// run; the caller drops a connection that [breaks](testbed::outcome::ErrorKind::breaks_connection),
-/// and the next call reconnects. Public because 02-fork's workers run the
-/// same loop, one copy per worker.
+/// Public because 02-fork's workers run the same loop, one copy per worker.
 pub fn connect_and_request(
     conn: &mut Option<Conn<TcpStream>>,
     scenario: &Scenario,
     item: &Item,
 ) -> Outcome {
-    let conn = match conn {
-        Some(conn) => conn,
-        None => conn.insert(connect(scenario.server, scenario.read_timeout)?),
+    let open = || {
+        connect(
+            scenario.server,
+            scenario.connect_timeout,
+            scenario.read_timeout,
+        )
     };
-    request(conn, item, scenario.phases)
+    request_reusing(conn, open, item, scenario.phases)
 }
+
+// ANCHOR: reusing
+/// Sends one item over a connection that lives from one item to the next:
+/// opens it with `open` when there is none, and drops it when the outcome
+/// says it cannot carry another request (it closed, timed out or sent
+/// garbage: [`ErrorKind::breaks_connection`]), so the next call opens a
+/// fresh one.
+///
+/// A refused or failed connect is this item's outcome, not an error of the
+/// run. Generic over the stream like [`request`]: 02-fork's workers and
+/// 06-scheduler's fibers run this same loop body.
+pub fn request_reusing<S: Read + Write>(
+    conn: &mut Option<Conn<S>>,
+    open: impl FnOnce() -> Result<Conn<S>, Failure>,
+    item: &Item,
+    phases: Phases,
+) -> Outcome {
+    let live = match conn {
+        Some(live) => live,
+        None => conn.insert(open()?),
+    };
+    let outcome = request(live, item, phases);
+    if matches!(&outcome, Err(f) if f.kind.breaks_connection()) {
+        *conn = None;
+    }
+    outcome
+}
+// ANCHOR_END: reusing
 
 /// Opens a blocking connection to the slow server.
 ///
 /// `TCP_NODELAY` turns off Nagle's algorithm: without it the kernel may hold
 /// a small request back for up to 40 ms hoping to batch it, which would
-/// dwarf a 5 ms service time. A read timeout, if any, turns a server that
-/// never answers into a `timeout` failure instead of a run that never ends.
+/// dwarf a 5 ms service time. The connect timeout bounds the handshake (a
+/// server that drops SYNs would otherwise hold `connect` for about two
+/// minutes); a read timeout, if any, turns a server that never answers into
+/// a `timeout` failure instead of a run that never ends.
 pub fn connect(
     addr: SocketAddr,
+    connect_timeout: Duration,
     read_timeout: Option<Duration>,
 ) -> Result<Conn<TcpStream>, Failure> {
     let io = |e: std::io::Error| Failure::from_io(&e);
-    let stream = TcpStream::connect(addr).map_err(io)?;
+    let stream = TcpStream::connect_timeout(&addr, connect_timeout).map_err(io)?;
     stream.set_nodelay(true).map_err(io)?;
     stream.set_read_timeout(read_timeout).map_err(io)?;
     Ok(Conn::new(stream))

@@ -240,23 +240,13 @@ mod tests {
     #[test]
     fn refuses_to_fork_a_threaded_process() {
         use std::sync::mpsc;
-        use std::time::Instant;
         use testbed::store::DbTarget;
 
         // A second thread, alive during the call, whatever thread libtest
         // runs this test on: exactly the case that must not fork.
         let (release, parked) = mpsc::channel::<()>();
         let other = std::thread::spawn(move || parked.recv());
-        let scenario = Scenario {
-            items: Vec::new(),
-            conns: 1,
-            phases: testbed::protocol::Phases::One,
-            server: ([127, 0, 0, 1], 1).into(),
-            read_timeout: None,
-            db: DbTarget::memory(),
-            epoch: Instant::now(),
-            progress: testbed::progress::Progress::hidden(),
-        };
+        let scenario = Scenario::new(Vec::new(), ([127, 0, 0, 1], 1).into(), DbTarget::memory());
         let refused = spawn_worker(&scenario, WorkerId(0), &[], None);
         drop(release);
         let _ = other.join();

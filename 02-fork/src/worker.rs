@@ -60,10 +60,6 @@ pub fn work(
     for (done, item) in items.iter().enumerate() {
         let started = Instant::now();
         let outcome = sync::connect_and_request(&mut conn, scenario, item);
-        // A broken connection cannot carry the next request.
-        if matches!(&outcome, Err(f) if f.kind.breaks_connection()) {
-            conn = None;
-        }
         store.record(item.id, worker.lane(), started, &outcome)?;
         after_record(done + 1);
     }

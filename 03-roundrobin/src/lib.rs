@@ -79,7 +79,8 @@ impl Stage for RoundRobin {
         // ANCHOR: run
         let store = scenario.open_store()?; // the one database connection
         let (server, read_timeout) = (scenario.server, scenario.read_timeout);
-        let connect = move || sync::connect(server, read_timeout);
+        let connect_timeout = scenario.connect_timeout;
+        let connect = move || sync::connect(server, connect_timeout, read_timeout);
         let mut fleet = Wrappers::new(conns, scenario.phases, self.chain, connect, store);
         loops::run(&mut fleet, &scenario.items, dispatch, self.drain).map_err(|e| match e {
             LoopError::Store(e) => StageError::Store(e),

@@ -103,12 +103,9 @@ fn serve(scenario: &Scenario, lane: Lane, todo: &Receiver<&Item>, done: &Sender<
     let mut conn: Option<Conn<TcpStream>> = None;
     for item in todo {
         let started = Instant::now();
+        // 01-sync's loop body: a broken connection is dropped there, and
+        // the next item reconnects.
         let outcome = sync::connect_and_request(&mut conn, scenario, item);
-        // Same rule as 01-sync: a broken connection is dropped, and the
-        // next item reconnects.
-        if matches!(&outcome, Err(f) if f.kind.breaks_connection()) {
-            conn = None;
-        }
         let finished = Done {
             id: item.id,
             lane,

@@ -62,6 +62,12 @@ pub struct Settings {
     #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
     pub read_timeout: Option<Duration>,
 
+    /// Fail a connect with `timeout` when the handshake has not finished
+    /// within this time (a server that drops SYNs would otherwise stall a
+    /// connect for about two minutes, the kernel's own limit).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_timeout)]
+    pub connect_timeout: Duration,
+
     /// Print the report as one JSON object on stdout, nothing else.
     #[arg(long)]
     pub json: bool,

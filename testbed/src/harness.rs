@@ -182,6 +182,7 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         phases: settings.phases,
         server: server.addr(),
         read_timeout: settings.read_timeout,
+        connect_timeout: settings.connect_timeout,
         db: target.clone(),
         epoch: Instant::now(),
         progress: progress.clone(),

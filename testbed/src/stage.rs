@@ -19,7 +19,13 @@ use crate::store::{DbTarget, Store, StoreError};
 use crate::workload::Item;
 
 /// Everything a stage needs to do a run.
+///
+/// The harness builds it from the command line; a test builds one with
+/// [`Scenario::new`] and sets the fields it cares about. It is
+/// `#[non_exhaustive]` so that a new fact does not break every test that
+/// builds one.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Scenario {
     /// The work, in list order.
     pub items: Vec<Item>,
@@ -33,6 +39,9 @@ pub struct Scenario {
     /// How long to wait for a reply before failing the item with `timeout`
     /// (`--read-timeout`); `None` waits forever.
     pub read_timeout: Option<Duration>,
+    /// How long a connect may take before it fails with `timeout`
+    /// (`--connect-timeout`): every stage bounds its handshakes with it.
+    pub connect_timeout: Duration,
     /// Where outcomes go.
     pub db: DbTarget,
     /// The run's time origin: stored times are µs since this instant.
@@ -41,7 +50,30 @@ pub struct Scenario {
     pub progress: Progress,
 }
 
+/// The connect timeout when no `--connect-timeout` is given (the flag's
+/// default too): long enough for a SYN retried twice on a lossy network
+/// (1 s, then 2 s more), short enough that a server that drops SYNs costs
+/// seconds, not minutes.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl Scenario {
+    /// A scenario for `items` against the server at `server`, recording
+    /// into `db`: one connection, two phases, no read timeout, the default
+    /// connect timeout, no progress bar, time counted from now.
+    pub fn new(items: Vec<Item>, server: SocketAddr, db: DbTarget) -> Scenario {
+        Scenario {
+            items,
+            conns: 1,
+            phases: Phases::Two,
+            server,
+            read_timeout: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            db,
+            epoch: Instant::now(),
+            progress: Progress::hidden(),
+        }
+    }
+
     /// Opens a database connection for recording, wired to the progress
     /// bar: the seed articles' `openDB()`.
     pub fn open_store(&self) -> Result<Store, StoreError> {

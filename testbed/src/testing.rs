@@ -158,3 +158,73 @@ impl Write for Script {
         Ok(())
     }
 }
+
+/// A listener whose accept queue is full, so that the kernel drops every
+/// further SYN: what a server behind a firewall that drops packets, or one
+/// too overloaded to accept, looks like to a client. A connect to
+/// [`SynDropper::addr`] neither succeeds nor fails; only a connect timeout
+/// ends it.
+///
+/// Built from a listener with a backlog of one that never accepts, filled
+/// with handshakes that completed (Linux drops a SYN when the accept queue
+/// is full, whatever its SYN-cookie setting).
+#[derive(Debug)]
+pub struct SynDropper {
+    listener: socket2::Socket,
+    /// The connections that fill the queue, kept open.
+    _filling: Vec<std::net::TcpStream>,
+}
+
+impl SynDropper {
+    /// Binds on loopback and fills the accept queue.
+    ///
+    /// # Panics
+    ///
+    /// If the queue cannot be filled within a few seconds (a kernel that
+    /// does not drop SYNs on a full queue): the test cannot test anything.
+    pub fn new() -> SynDropper {
+        use socket2::{Domain, Socket, Type};
+        let listener = Socket::new(Domain::IPV4, Type::STREAM, None).expect("socket");
+        let local: std::net::SocketAddr = ([127, 0, 0, 1], 0).into();
+        listener.bind(&local.into()).expect("bind on loopback");
+        listener.listen(0).expect("listen");
+        let addr = listener
+            .local_addr()
+            .expect("local address")
+            .as_socket()
+            .expect("an IPv4 address");
+        let mut filling = Vec::new();
+        // Each completed handshake takes a place in the queue; the first
+        // connect that cannot complete within the probe's time shows that
+        // the queue is full and SYNs are now dropped.
+        let probe = Duration::from_millis(200);
+        for _ in 0..16 {
+            match std::net::TcpStream::connect_timeout(&addr, probe) {
+                Ok(stream) => filling.push(stream),
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                    return SynDropper {
+                        listener,
+                        _filling: filling,
+                    };
+                }
+                Err(e) => panic!("filling the accept queue: {e}"),
+            }
+        }
+        panic!("the accept queue never filled: this kernel does not drop SYNs")
+    }
+
+    /// Where connects hang.
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.listener
+            .local_addr()
+            .ok()
+            .and_then(|a| a.as_socket())
+            .expect("a bound IPv4 listener has an address")
+    }
+}
+
+impl Default for SynDropper {
+    fn default() -> Self {
+        SynDropper::new()
+    }
+}

@@ -4,3 +4,4 @@
 
 mod binary;
 mod conformance;
+mod connect;
