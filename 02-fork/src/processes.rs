@@ -23,7 +23,10 @@
 //!    progress bar is drawn.
 //! 2. **Nothing stateful crosses the fork.** No SQLite connection and no
 //!    TCP connection is open in the parent when it forks; each child opens
-//!    its own, after the fork ([`crate::worker::work`]).
+//!    its own, after the fork ([`crate::worker::work`]), and closes every
+//!    descriptor it inherited (the forked server's keep-alive pipe among
+//!    them, which would otherwise keep that server alive until the last
+//!    worker ends).
 //! 3. **Children never print and never return.** A child's stdout is the
 //!    parent's; it reports only through its exit status, and ends with
 //!    `_exit`, never by returning into the parent's code (which would run
@@ -43,7 +46,7 @@ use nix::errno::Errno;
 use nix::sys::signal::{Signal, raise};
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork};
-use testbed::forked::thread_count;
+use testbed::forked::{close_inherited, thread_count};
 use testbed::stage::{RunStats, Scenario, StageError};
 use testbed::workload::Item;
 
@@ -167,6 +170,11 @@ fn child_main(
     // A panic message would go to the parent's stderr; the exit code says
     // it instead.
     panic::set_hook(Box::new(|_| {}));
+    // Everything this child needs it opens itself, after the fork. What it
+    // inherited would only keep things alive that should not be: the forked
+    // server's keep-alive pipe above all, whose end of file stops that
+    // server, and which must not wait for this child's end too.
+    close_inherited(&[]);
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         work(scenario, worker, items, |recorded| {
             if Some(recorded) == crash_after {

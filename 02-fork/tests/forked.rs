@@ -13,13 +13,20 @@
 //! battery and the rows of a run with a dead child.
 
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
+use fork::processes::{spawn_worker, wait_for};
 use fork::{CrashPlan, Fork, WorkerId, Workers};
+use nix::sys::wait::WaitStatus;
 use nix::unistd::alarm;
 use testbed::conformance::{assert_conforms, assert_run_conforms, quick_settings};
-use testbed::forked::thread_count;
+use testbed::forked::{ForkedServer, thread_count};
 use testbed::harness::execute;
-use testbed::store::Lane;
+use testbed::latency::LatencyModel;
+use testbed::server::ServerConfig;
+use testbed::stage::Scenario;
+use testbed::store::{DbTarget, Lane, Store};
+use testbed::workload::{Item, items};
 
 /// Everything here together takes about a second; a hang fails the test.
 const DEADLINE_SECS: u32 = 120;
@@ -32,7 +39,7 @@ fn main() -> ExitCode {
     );
     alarm::set(DEADLINE_SECS);
 
-    let tests: [(&str, fn()); 3] = [
+    let tests: [(&str, fn()); 4] = [
         ("processes_conform", processes_conform),
         (
             "one_lane_and_one_db_connection_per_worker",
@@ -41,6 +48,10 @@ fn main() -> ExitCode {
         (
             "a_dead_child_leaves_its_items_lost_and_named",
             a_dead_child_leaves_its_items_lost_and_named,
+        ),
+        (
+            "a_worker_holds_none_of_the_servers_pipes",
+            a_worker_holds_none_of_the_servers_pipes,
         ),
     ];
     for (name, test) in tests {
@@ -109,4 +120,53 @@ fn a_dead_child_leaves_its_items_lost_and_named() {
     );
     // The others finished: every item of theirs has its row.
     assert_eq!(report.ok, 60 - 11);
+}
+
+fn a_worker_holds_none_of_the_servers_pipes() {
+    // The forked server serves until its keep-alive pipe reports end of
+    // file, which needs every write end closed. A worker that inherited one
+    // would keep the server alive (and `finish` waiting) for as long as the
+    // worker lives, even after the parent gave up on it.
+    let server = ForkedServer::start(ServerConfig {
+        latency: LatencyModel::Fixed(Duration::from_millis(300)),
+        ..ServerConfig::default()
+    })
+    .expect("the forked server starts");
+    let dir = tempfile::tempdir().expect("a scratch directory");
+    let db = DbTarget::File(dir.path().join("pipes.db"));
+    drop(Store::create(&db, Instant::now()).expect("the database is created"));
+    let work = items(2, 1);
+    let scenario = Scenario::new(work.clone(), server.addr(), db.clone());
+    let refs: Vec<&Item> = work.iter().collect();
+    let pid = spawn_worker(&scenario, WorkerId(0), &refs, None).expect("fork");
+
+    // Once the first row is there the child is past its start-up (where it
+    // closes what it inherited), and its second item keeps it alive for
+    // another 600 ms. (The sleep only paces the poll; the alarm bounds it.)
+    loop {
+        let store = Store::open(&db, Instant::now()).expect("open");
+        let rows = store.rows().expect("rows").len();
+        drop(store); // No SQLite connection may be open at the next fork.
+        if rows > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pipes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .expect("the worker is alive")
+        .filter_map(|entry| entry.ok())
+        // Standard input, output and error are the test's own, shared on
+        // purpose (and pipes whenever the test's output is piped).
+        .filter(|entry| entry.file_name().to_str().and_then(|n| n.parse().ok()) > Some(2))
+        .filter_map(|entry| std::fs::read_link(entry.path()).ok())
+        .map(|target| target.display().to_string())
+        .filter(|target| target.starts_with("pipe:"))
+        .collect();
+    let status = wait_for(pid).expect("waitpid");
+    server.finish().expect("the server reports");
+    assert!(
+        pipes.is_empty(),
+        "the worker holds {pipes:?}: the forked server's pipes leaked into it"
+    );
+    assert!(matches!(status, WaitStatus::Exited(_, 0)), "{status:?}");
 }

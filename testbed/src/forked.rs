@@ -278,14 +278,16 @@ fn serve_until_orphaned(
     stats.flush()
 }
 
-/// Closes every descriptor the child inherited except stdio and `keep`.
+/// Closes every descriptor a forked child inherited except stdio and
+/// `keep`. Call it first thing in a child.
 ///
 /// The child got copies of *all* the parent's descriptors: client sockets
 /// (which then would not close when the parent closes them) and the pipes
-/// of other forked servers (whose children would then wait for an
-/// end-of-file that this child prevents). Nothing in the child uses them,
-/// and the child never returns to the code that owns them.
-fn close_inherited(keep: &[RawFd]) {
+/// of forked servers (whose children would then wait for an end-of-file
+/// that this child prevents: the server's keep-alive pipe). Nothing in the
+/// child uses them, and the child never returns to the code that owns
+/// them. 02-fork's workers call it too, for the same reason.
+pub fn close_inherited(keep: &[RawFd]) {
     let Ok(entries) = fs::read_dir(FD_DIR) else {
         return;
     };

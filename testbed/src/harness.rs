@@ -168,7 +168,12 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
     // open SQLite connection across fork(): close it.
     let keeper = match target {
         DbTarget::Memory(_) => Some(creator),
-        DbTarget::File(_) => None,
+        // Explicitly: a value that is not moved lives to the end of its
+        // scope, and this one would be open across every fork of the run.
+        DbTarget::File(_) => {
+            drop(creator);
+            None
+        }
     };
 
     let progress = if settings.json || stage.forks() {
