@@ -14,7 +14,7 @@
 //!
 //! The seed shows three shapes, all here:
 //!
-//! - a new connection for every request ([`Sync::connect_per_request`]);
+//! - a new connection for every request ([`Blocking::connect_per_request`]);
 //! - one connection reused for every request (the default);
 //! - the two-phase request: `HEAD`, wait for `OK`, `BODY`, wait for `200`
 //!   (`--phases 2`, the default; `--phases 1` sends one `GET`).
@@ -34,13 +34,13 @@ use testbed::workload::Item;
 
 /// The blocking stage.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Sync {
+pub struct Blocking {
     /// Open a new connection for every item and close it after (the seed's
     /// first `sync`), instead of reusing one. Costs a TCP handshake per item.
     pub connect_per_request: bool,
 }
 
-impl Stage for Sync {
+impl Stage for Blocking {
     fn name(&self) -> String {
         "sync".into()
     }

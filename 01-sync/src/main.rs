@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use sync::Sync;
+use sync::Blocking;
 use testbed::cli::{Settings, parse_or_exit};
 
 /// Stage 1 of async-ladder: one blocking connection, one item at a time.
@@ -20,7 +20,7 @@ struct Args {
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
-    let stage = Sync {
+    let stage = Blocking {
         connect_per_request: args.connect_per_request,
     };
     testbed::harness::main(&stage, &args.settings)

@@ -62,7 +62,7 @@ impl FromStr for CrashPlan {
             return Err(bad());
         }
         Ok(CrashPlan {
-            worker: WorkerId(worker.parse().map_err(|_| bad())?),
+            worker: WorkerId::new(worker.parse().map_err(|_| bad())?),
             after,
         })
     }
@@ -71,7 +71,7 @@ impl FromStr for CrashPlan {
 impl fmt::Display for CrashPlan {
     /// The spec form, so a plan can be printed and parsed back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.worker.0, self.after)
+        write!(f, "{}:{}", self.worker.index(), self.after)
     }
 }
 
@@ -85,7 +85,7 @@ mod tests {
         assert_eq!(
             plan,
             CrashPlan {
-                worker: WorkerId(2),
+                worker: WorkerId::new(2),
                 after: 10
             }
         );
@@ -103,11 +103,11 @@ mod tests {
     #[test]
     fn applies_to_its_worker_only() {
         let plan = Some(CrashPlan {
-            worker: WorkerId(1),
+            worker: WorkerId::new(1),
             after: 3,
         });
-        assert_eq!(CrashPlan::for_worker(plan, WorkerId(1)), Some(3));
-        assert_eq!(CrashPlan::for_worker(plan, WorkerId(0)), None);
-        assert_eq!(CrashPlan::for_worker(None, WorkerId(1)), None);
+        assert_eq!(CrashPlan::for_worker(plan, WorkerId::new(1)), Some(3));
+        assert_eq!(CrashPlan::for_worker(plan, WorkerId::new(0)), None);
+        assert_eq!(CrashPlan::for_worker(None, WorkerId::new(1)), None);
     }
 }

@@ -68,28 +68,28 @@ pub enum Workers {
 /// process single-threaded (the embedded server in a process of its own);
 /// the thread variant does not, and gets the usual threaded embedded server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fork {
+pub struct Forked {
     /// Processes or threads.
     pub workers: Workers,
 }
 
-impl Fork {
+impl Forked {
     /// Worker processes, none of which crashes.
-    pub fn processes() -> Fork {
-        Fork {
+    pub fn processes() -> Forked {
+        Forked {
             workers: Workers::Processes { crash: None },
         }
     }
 
     /// Worker threads.
-    pub fn threads() -> Fork {
-        Fork {
+    pub fn threads() -> Forked {
+        Forked {
             workers: Workers::Threads,
         }
     }
 }
 
-impl Stage for Fork {
+impl Stage for Forked {
     fn name(&self) -> String {
         "fork".into()
     }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use fork::{CrashPlan, Fork, Workers};
+use fork::{CrashPlan, Forked, Workers};
 use testbed::cli::{Settings, parse_or_exit, usage_error};
 
 /// Stage 2 of async-ladder: deal the items round-robin to --conns worker
@@ -29,7 +29,7 @@ struct Args {
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
     if let Some(plan) = args.crash_worker
-        && plan.worker.0 as usize >= args.settings.conns
+        && plan.worker.index() >= args.settings.conns
     {
         return usage_error(&format!(
             "--crash-worker {plan}: there are only {} workers, numbered from 0",
@@ -43,5 +43,5 @@ fn main() -> ExitCode {
             crash: args.crash_worker,
         }
     };
-    testbed::harness::main(&Fork { workers }, &args.settings)
+    testbed::harness::main(&Forked { workers }, &args.settings)
 }

@@ -85,7 +85,7 @@ pub fn run(
     let partitions = partition(scenario.items.iter(), workers);
     let mut children = Vec::with_capacity(workers);
     for (k, items) in partitions.iter().enumerate() {
-        let worker = WorkerId(k as u32);
+        let worker = WorkerId::new(k);
         let crash_after = CrashPlan::for_worker(crash, worker);
         match spawn_worker(scenario, worker, items, crash_after) {
             Ok(pid) => children.push(Child { worker, pid }),
@@ -255,7 +255,7 @@ mod tests {
         let (release, parked) = mpsc::channel::<()>();
         let other = std::thread::spawn(move || parked.recv());
         let scenario = Scenario::new(Vec::new(), ([127, 0, 0, 1], 1).into(), DbTarget::memory());
-        let refused = spawn_worker(&scenario, WorkerId(0), &[], None);
+        let refused = spawn_worker(&scenario, WorkerId::new(0), &[], None);
         drop(release);
         let _ = other.join();
         let error = refused.expect_err("a process with two threads must not fork");

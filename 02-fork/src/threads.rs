@@ -51,7 +51,7 @@ pub fn run(scenario: &Scenario, workers: usize) -> Result<RunStats, StageError> 
             .par_iter()
             .with_max_len(1)
             .enumerate()
-            .map(|(k, items)| work(scenario, WorkerId(k as u32), items, |_| {}))
+            .map(|(k, items)| work(scenario, WorkerId::new(k), items, |_| {}))
             .collect()
     });
     // ANCHOR_END: fork_join
@@ -60,7 +60,7 @@ pub fn run(scenario: &Scenario, workers: usize) -> Result<RunStats, StageError> 
         .enumerate()
         .filter_map(|(k, end)| {
             end.err().map(|error| Unfinished {
-                worker: WorkerId(k as u32),
+                worker: WorkerId::new(k),
                 why: format!("stopped: {error}"),
             })
         })

@@ -61,7 +61,7 @@ pub fn notes(
     Ok(unfinished
         .iter()
         .map(|u| {
-            let partition = &partitions[u.worker.0 as usize];
+            let partition = &partitions[u.worker.index()];
             let missing = partition
                 .iter()
                 .filter(|item| !recorded.contains(&item.id))

@@ -22,12 +22,22 @@ use testbed::workload::Item;
 
 /// A worker's number, `0..N`: its partition, and its lane on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct WorkerId(pub u32);
+pub struct WorkerId(usize);
 
 impl WorkerId {
+    /// The worker that takes partition `index`.
+    pub fn new(index: usize) -> WorkerId {
+        WorkerId(index)
+    }
+
+    /// Its partition's number, `0..N`.
+    pub fn index(self) -> usize {
+        self.0
+    }
+
     /// The timeline lane this worker draws in.
     pub fn lane(self) -> Lane {
-        Lane(self.0)
+        Lane::of(self.0)
     }
 }
 

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use fork::processes::{spawn_worker, wait_for};
-use fork::{CrashPlan, Fork, WorkerId, Workers};
+use fork::{CrashPlan, Forked, WorkerId, Workers};
 use nix::sys::wait::WaitStatus;
 use nix::unistd::alarm;
 use testbed::conformance::{assert_conforms, assert_run_conforms, quick_settings};
@@ -66,12 +66,12 @@ fn main() -> ExitCode {
 }
 
 fn processes_conform() {
-    assert_conforms(&Fork::processes());
+    assert_conforms(&Forked::processes());
 }
 
 fn one_lane_and_one_db_connection_per_worker() {
     let settings = quick_settings();
-    let execution = assert_run_conforms(&Fork::processes(), &settings);
+    let execution = assert_run_conforms(&Forked::processes(), &settings);
     let report = &execution.report;
     assert_eq!(report.db_connections, settings.conns as u64);
     assert_eq!(report.conns, settings.conns as u64);
@@ -97,10 +97,10 @@ fn a_dead_child_leaves_its_items_lost_and_named() {
     // 60 items over 4 workers: worker 2 has items 2, 6, ..., 58 (15 of
     // them) and dies after recording 4.
     let settings = quick_settings();
-    let stage = Fork {
+    let stage = Forked {
         workers: Workers::Processes {
             crash: Some(CrashPlan {
-                worker: WorkerId(2),
+                worker: WorkerId::new(2),
                 after: 4,
             }),
         },
@@ -138,7 +138,7 @@ fn a_worker_holds_none_of_the_servers_pipes() {
     let work = items(2, 1);
     let scenario = Scenario::new(work.clone(), server.addr(), db.clone());
     let refs: Vec<&Item> = work.iter().collect();
-    let pid = spawn_worker(&scenario, WorkerId(0), &refs, None).expect("fork");
+    let pid = spawn_worker(&scenario, WorkerId::new(0), &refs, None).expect("fork");
 
     // Once the first row is there the child is past its start-up (where it
     // closes what it inherited), and its second item keeps it alive for

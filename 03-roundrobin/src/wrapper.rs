@@ -51,7 +51,7 @@ pub struct WrapperId(pub usize);
 impl WrapperId {
     /// The timeline lane this wrapper's requests are drawn in.
     pub fn lane(self) -> Lane {
-        Lane(u32::try_from(self.0).expect("fewer than 2^32 wrappers: each holds a descriptor"))
+        Lane::of(self.0)
     }
 }
 

@@ -131,11 +131,11 @@ impl std::fmt::Debug for Contender {
 /// Every contender, rungs in ladder order, then the references.
 pub const CONTENDERS: &[Contender] = &[
     Contender::rung("sync", &[LatencyBound, Overhead], || {
-        Box::new(sync::Sync::default())
+        Box::new(sync::Blocking::default())
     })
     .sequential(),
     Contender::rung("fork", &[LatencyBound, Overhead], || {
-        Box::new(fork::Fork::processes())
+        Box::new(fork::Forked::processes())
     }),
     Contender::rung("roundrobin", &[LatencyBound, Uneven, Overhead], || {
         Box::new(roundrobin::RoundRobin::default())

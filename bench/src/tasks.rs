@@ -132,7 +132,7 @@ impl Stage for Tasks {
             // ANCHOR: spawn
             let mut tasks = JoinSet::new();
             for lane in 0..conns {
-                tasks.spawn(connection_task(Lane(lane as u32), shared.clone()));
+                tasks.spawn(connection_task(Lane::of(lane), shared.clone()));
             }
             while let Some(joined) = tasks.join_next().await {
                 // A task's own error (the database failed) ends the run;

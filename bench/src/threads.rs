@@ -78,7 +78,7 @@ impl Stage for Threads {
                     .name(format!("conn-{lane}"))
                     .stack_size(THREAD_STACK)
                     .spawn_scoped(scope, move || {
-                        serve(scenario, Lane(lane as u32), &todo_rx, &done_tx)
+                        serve(scenario, Lane::of(lane), &todo_rx, &done_tx)
                     })?;
             }
             // Only the threads' copies are left: when the last thread ends,

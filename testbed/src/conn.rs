@@ -79,41 +79,16 @@ impl<S: Read + Write> Conn<S> {
 mod tests {
     use super::*;
     use crate::protocol::{ItemId, Payload, ResultHash};
-
-    /// A fake peer: reads come from `input`, writes go to `output`.
-    struct Script {
-        input: io::Cursor<Vec<u8>>,
-        output: Vec<u8>,
-    }
-
-    impl Read for Script {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            // One byte at a time: the worst split a peer can produce.
-            let n = buf.len().min(1);
-            self.input.read(&mut buf[..n])
-        }
-    }
-
-    impl Write for Script {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.output.write(buf)
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::testing::Script;
 
     #[test]
     fn sends_lines_and_parses_replies_split_byte_by_byte() {
-        let script = Script {
-            input: io::Cursor::new(b"OK\r\n200 000000000000002a\nbogus\n".to_vec()),
-            output: Vec::new(),
-        };
+        let script = Script::new("OK\r\n200 000000000000002a\nbogus\n").byte_by_byte();
         let mut conn = Conn::new(script);
         let payload = Payload::new("p").expect("valid payload");
         conn.send(&Request::Get(ItemId(3), payload))
             .expect("write to a Vec");
-        assert_eq!(conn.get_ref().output, b"GET 3 p\n");
+        assert_eq!(conn.get_ref().sent(), "GET 3 p\n");
         assert_eq!(conn.recv(), Ok(Reply::Ok));
         assert_eq!(conn.recv(), Ok(Reply::Success(ResultHash(42))));
         assert_eq!(conn.recv().map_err(|f| f.kind), Err(ErrorKind::Protocol));

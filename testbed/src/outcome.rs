@@ -28,9 +28,9 @@ pub enum ErrorKind {
     /// No reply within the read timeout (the server's `hang` fault, or a
     /// reply slower than the client is willing to wait).
     Timeout,
-    /// The client's own pool had no connection for the request in time
-    /// (stage 5): distinct from [`Timeout`](Self::Timeout), which is the
-    /// server being slow.
+    /// The client gave up waiting for a connection of its own (a pool's
+    /// checkout timeout): distinct from [`Timeout`](Self::Timeout), which
+    /// is the server being slow. The request was never sent.
     PoolTimeout,
     /// The connection was refused (`503`, or nothing listening).
     Refused,
@@ -38,14 +38,11 @@ pub enum ErrorKind {
     Closed,
     /// The reply broke the protocol (the `garbage` fault).
     Protocol,
-    /// The worker recording the item died before it could (stage 2's
-    /// crashed child); only the report assigns this kind.
-    Crashed,
 }
 
 impl ErrorKind {
     /// Every kind, in report order.
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 7] = [
         ErrorKind::Nak,
         ErrorKind::Ko,
         ErrorKind::Timeout,
@@ -53,7 +50,6 @@ impl ErrorKind {
         ErrorKind::Refused,
         ErrorKind::Closed,
         ErrorKind::Protocol,
-        ErrorKind::Crashed,
     ];
 
     /// The word used in the database and the report.
@@ -66,7 +62,6 @@ impl ErrorKind {
             ErrorKind::Refused => "refused",
             ErrorKind::Closed => "closed",
             ErrorKind::Protocol => "protocol",
-            ErrorKind::Crashed => "crashed",
         }
     }
 

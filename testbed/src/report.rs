@@ -65,7 +65,11 @@ pub const CONTRACT_KEYS: [&str; 15] = [
 const QUOTED: usize = 10;
 
 /// What the verifier needs to know about a run besides its rows.
+///
+/// `#[non_exhaustive]`: only the harness (and this crate's tests) make one,
+/// so a new fact breaks no stage.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RunFacts {
     /// The stage's package name.
     pub stage: String,

@@ -76,6 +76,19 @@ impl DbTarget {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Lane(pub u32);
 
+impl Lane {
+    /// The lane of the `index`-th connection, worker, slot or fiber: the
+    /// one way every stage numbers its lanes.
+    ///
+    /// # Panics
+    ///
+    /// Past `u32::MAX`, which no run reaches: each lane holds at least one
+    /// descriptor, and a process has at most a few million.
+    pub fn of(index: usize) -> Lane {
+        Lane(u32::try_from(index).expect("fewer than 2^32 lanes: each holds a descriptor"))
+    }
+}
+
 /// One stored outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {

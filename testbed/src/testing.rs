@@ -126,6 +126,8 @@ pub fn timeline_of(program: impl AsRef<Path>, args: &[&str], deadline: Duration)
 pub struct Script {
     replies: io::Cursor<Vec<u8>>,
     sent: Vec<u8>,
+    /// Hand out one byte per read, the worst split a peer can produce.
+    byte_by_byte: bool,
 }
 
 impl Script {
@@ -134,7 +136,15 @@ impl Script {
         Script {
             replies: io::Cursor::new(replies.into()),
             sent: Vec::new(),
+            byte_by_byte: false,
         }
+    }
+
+    /// The same peer, but each read returns a single byte: a reader that
+    /// assumes a line arrives in one read fails against it.
+    pub fn byte_by_byte(mut self) -> Script {
+        self.byte_by_byte = true;
+        self
     }
 
     /// Everything written to the peer so far, as text.
@@ -145,7 +155,12 @@ impl Script {
 
 impl Read for Script {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.replies.read(buf)
+        let n = if self.byte_by_byte {
+            buf.len().min(1)
+        } else {
+            buf.len()
+        };
+        self.replies.read(&mut buf[..n])
     }
 }
 

@@ -55,7 +55,6 @@ fn failure_colour(kind: ErrorKind) -> &'static str {
         ErrorKind::Refused => "#7f7f7f",
         ErrorKind::Closed => "#54a24b",
         ErrorKind::Protocol => "#eeca3b",
-        ErrorKind::Crashed => "#000000",
     }
 }
 

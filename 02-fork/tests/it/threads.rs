@@ -1,19 +1,19 @@
 //! The thread variant keeps the contract: it does not fork, so it runs
 //! in-process like any other stage.
 
-use fork::Fork;
+use fork::Forked;
 use testbed::conformance::{assert_conforms, assert_run_conforms, quick_settings};
 use testbed::store::Lane;
 
 #[test]
 fn threads_conform() {
-    assert_conforms(&Fork::threads());
+    assert_conforms(&Forked::threads());
 }
 
 #[test]
 fn one_lane_and_one_db_connection_per_thread() {
     let settings = quick_settings();
-    let execution = assert_run_conforms(&Fork::threads(), &settings);
+    let execution = assert_run_conforms(&Forked::threads(), &settings);
     assert_eq!(execution.report.db_connections, settings.conns as u64);
     assert_eq!(
         execution.report.server_peak_conns,
@@ -31,7 +31,7 @@ fn fewer_items_than_workers_starts_one_worker_per_item() {
         conns: 8,
         ..quick_settings()
     };
-    let execution = assert_run_conforms(&Fork::threads(), &settings);
+    let execution = assert_run_conforms(&Forked::threads(), &settings);
     assert_eq!(execution.report.db_connections, 3);
     assert_eq!(execution.report.conns, 3);
 }
