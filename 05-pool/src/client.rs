@@ -62,7 +62,7 @@ use select::selector::{Backend, Selector};
 use select::slot::{Slot, SlotId, Turn};
 use testbed::duration::format_duration;
 use testbed::outcome::{ErrorKind, Failure};
-use testbed::protocol::ItemId;
+use testbed::protocol::{ItemId, Reply};
 use testbed::workload::Item;
 
 use crate::checkout::{
@@ -419,6 +419,12 @@ impl Client {
             match places.get_mut(id.0) {
                 Some(Place::Opening { .. }) => self.on_handshake(id)?,
                 Some(Place::Open(member)) => {
+                    if let Some(refusal) = turned_away(&member.slot) {
+                        // Not handed to the slot: it would read the `503`
+                        // as an unsolicited line, and lose what it means.
+                        self.bury(id, CloseReason::Error, Some(refusal))?;
+                        continue;
+                    }
                     let turn = member.slot.on_event(event, selector);
                     self.settle(id, turn, CloseReason::Error)?;
                 }
@@ -490,7 +496,6 @@ impl Client {
     fn settle(&mut self, id: SlotId, turn: Turn<Call>, reason: CloseReason) -> io::Result<()> {
         let member = self.member(id);
         let holder = member.holder;
-        let unused = member.slot.uses() == 0;
         let mut fatal = None;
         if let Some((call, outcome)) = turn.finished {
             if let Some(timer) = member.timer.take() {
@@ -512,30 +517,7 @@ impl Client {
             });
         }
         if !turn.alive {
-            self.close_member(id, reason)?;
-            match holder {
-                // A fatal error stays on the checkout.
-                Some(holder) => {
-                    let fatal = fatal.unwrap_or_else(|| {
-                        Failure::new(
-                            ErrorKind::Closed,
-                            "the connection closed while this checkout held it",
-                        )
-                    });
-                    self.break_checkout(holder, fatal);
-                }
-                // A new connection that dies before its first request (the
-                // server said `503 busy`, or closed it) was no connection.
-                None if unused => self.connect_failed(
-                    Some(id),
-                    Failure::new(
-                        ErrorKind::Closed,
-                        "the server closed a new connection before its first request",
-                    ),
-                ),
-                None => {}
-            }
-            return Ok(());
+            return self.bury(id, reason, fatal);
         }
         match holder {
             Some(holder) if self.member(id).slot.is_free() => self.next_call(id, holder),
@@ -552,8 +534,77 @@ impl Client {
         }
     }
     // ANCHOR_END: settle
+
+    // ANCHOR: bury
+    /// The connection `id` is dead: close it (`reason` says why), and fail
+    /// the checkout that holds it, if any, with `fatal` (or with `closed`).
+    ///
+    /// Only one death is also a failed connect, and closes the reconnect
+    /// gate: `refused`, the server's `503 busy`. SLOW/1 sends it at once to a
+    /// connection over the server's limit, before reading anything, so it
+    /// answers the connection, not a request: the handshake worked, but the
+    /// server would not take the connection, and the next one would fare no
+    /// better until it has room. Any other death of an open connection (the
+    /// server closed it while it sat idle, restarted, sent garbage) says
+    /// nothing about whether a new connect would work: it is a close, with
+    /// its reason, and the pool replaces it at once if it needs to.
+    fn bury(&mut self, id: SlotId, reason: CloseReason, fatal: Option<Failure>) -> io::Result<()> {
+        let holder = self.member(id).holder;
+        self.close_member(id, reason)?;
+        let refused = fatal
+            .as_ref()
+            .filter(|f| f.kind == ErrorKind::Refused)
+            .cloned();
+        if let Some(holder) = holder {
+            // A fatal error stays on the checkout.
+            let fatal = fatal.unwrap_or_else(|| {
+                Failure::new(
+                    ErrorKind::Closed,
+                    "the connection closed while this checkout held it",
+                )
+            });
+            self.break_checkout(holder, fatal);
+        }
+        if let Some(refusal) = refused {
+            self.connect_failed(Some(id), refusal);
+        }
+        Ok(())
+    }
+    // ANCHOR_END: bury
 }
 // ANCHOR_END: handle_events
+
+/// How many bytes of a line the pool looks at to recognise a `503`: the
+/// testbed's is `503 busy`, and a reason longer than this is not a refusal
+/// it knows.
+const PEEK_LEN: usize = 64;
+
+/// The server's refusal, if it sent one, on a connection that has carried
+/// no request yet.
+///
+/// A fresh connection is idle, or held with no call: the slot reads nothing
+/// for it, and would take a `503` for an unsolicited line (a protocol error
+/// that tells the pool nothing). So before the slot reads, the pool peeks
+/// (`MSG_PEEK`: the bytes stay in the socket) at the first line. Only a
+/// connection never used can be refused this way; a used one is not looked
+/// at, which keeps this system call off the busy path.
+fn turned_away(slot: &Slot<Call>) -> Option<Failure> {
+    if slot.uses() > 0 || !slot.is_free() {
+        return None;
+    }
+    let mut head = [0u8; PEEK_LEN];
+    // `WouldBlock` (a spurious wake-up), the end of the stream, an error:
+    // not a refusal; the slot finds out what it is.
+    let len = slot.connection().stream().peek(&mut head).ok()?;
+    let line = head[..len].split(|&b| b == b'\n').next()?;
+    match Reply::parse(std::str::from_utf8(line).ok()?) {
+        Ok(reply @ Reply::Busy(_)) => Some(Failure::new(
+            ErrorKind::Refused,
+            format!("the server turned the connection away: {reply}"),
+        )),
+        _ => None,
+    }
+}
 
 /// Deadlines.
 impl Client {

@@ -82,7 +82,8 @@ impl ClosedBy {
 pub struct PoolStats {
     /// Connections whose handshake finished.
     pub opened: u64,
-    /// Connects that failed (refused, timed out, closed before any use).
+    /// Connects that failed: refused, timed out, or turned away with
+    /// `503 busy` (a connection that dies later is a close, not one of these).
     pub connect_failures: u64,
     /// Connections closed, by reason.
     pub closed: ClosedBy,
