@@ -23,7 +23,7 @@
 //! borrowed elsewhere), so it leaves its id in a list the pool shares with
 //! it, and the pool finishes the release on its next call.
 //!
-//! Not here: granting connections and running calls ([`crate::client`]).
+//! Not here: granting connections and running calls ([`crate::pool`]).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -77,7 +77,7 @@ impl Checkout {
         }
     }
 
-    /// This checkout's id (it appears in every [`Completion`] of its
+    /// This checkout's id (it appears in every [`FinishedCall`] of its
     /// calls).
     pub fn id(&self) -> CheckoutId {
         self.id
@@ -97,7 +97,7 @@ impl fmt::Debug for Checkout {
 
 /// A finished call, as the pool hands it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completion {
+pub struct FinishedCall {
     /// The item the call sent.
     pub item: ItemId,
     /// The checkout it was made on.
@@ -174,8 +174,8 @@ pub(crate) fn never_ran(
     checkout: CheckoutId,
     made: Instant,
     failure: Failure,
-) -> Completion {
-    Completion {
+) -> FinishedCall {
+    FinishedCall {
         item,
         checkout,
         slot: None,

@@ -3,8 +3,8 @@
 //! check the pool's invariants from the outside.
 //!
 //! Off by default (a long run would fill memory with it); turn it on with
-//! [`crate::client::Client::keep_journal`]. Items' own outcomes are not
-//! here: they are the [`crate::checkout::Completion`]s.
+//! [`crate::pool::Pool::keep_journal`]. Items' own outcomes are not
+//! here: they are the [`crate::checkout::FinishedCall`]s.
 
 use std::time::{Duration, Instant};
 

@@ -24,7 +24,7 @@
 //! - [`backoff`]: exponential backoff with jitter, for reconnects;
 //! - [`config`]: the knobs, each with the failure it prevents;
 //! - [`checkout`]: the exclusive checkout, its handle and its outcome;
-//! - [`client`]: the pool itself, built on stage 4's [`select::Selector`],
+//! - [`pool`]: the pool itself, built on stage 4's [`select::Selector`],
 //!   [`select::connection::Connection`] and [`select::slot::Slot`];
 //! - [`stats`] and [`journal`]: what the pool counts, and what it did;
 //! - this file: the stage, one checkout per item.
@@ -37,9 +37,9 @@
 
 pub mod backoff;
 pub mod checkout;
-pub mod client;
 pub mod config;
 pub mod journal;
+pub mod pool;
 pub mod stats;
 pub mod timers;
 
@@ -49,21 +49,21 @@ use testbed::duration::format_duration;
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::Lane;
 
-pub use crate::checkout::{Checkout, CheckoutId, Completion};
-pub use crate::client::Client;
+pub use crate::checkout::{Checkout, CheckoutId, FinishedCall};
 pub use crate::config::{Config, Knobs};
+pub use crate::pool::Pool;
 pub use select::{Backend, Selector};
 
 /// The timed pool stage: `--conns` connections, one checkout per item.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Pool {
+pub struct TimedPool {
     /// Which system call waits (`--backend`).
     pub backend: Backend,
     /// Timeouts, recycling, the hot standby, the queue (the stage flags).
     pub knobs: Knobs,
 }
 
-impl Stage for Pool {
+impl Stage for TimedPool {
     fn name(&self) -> String {
         "pool".into()
     }
@@ -79,26 +79,24 @@ impl Stage for Pool {
             knobs: self.knobs,
         };
         let selector = Selector::new(self.backend)?;
-        let mut client = Client::new(selector, config).map_err(|e| pool_error(e, self.backend))?;
+        let mut pool = Pool::new(selector, config).map_err(|e| pool_error(e, self.backend))?;
         let mut items = scenario.items.iter().cloned().peekable();
         let mut done = Vec::new();
-        while items.peek().is_some() || client.outstanding() > 0 {
+        while items.peek().is_some() || pool.outstanding() > 0 {
             // The producer: one checkout per item, one call per checkout,
             // and never more than `size` checkouts queued. Enough that a
             // connection that comes free always finds work waiting; few
             // enough that the checkout timeout measures the pool, not the
             // length of the list.
-            while client.waiting() < config.size
+            while pool.waiting() < config.size
                 && let Some(item) = items.next()
             {
-                let checkout = client.checkout().map_err(|e| pool_error(e, self.backend))?;
-                client
-                    .call(&checkout, item)
+                let checkout = pool.checkout().map_err(|e| pool_error(e, self.backend))?;
+                pool.call(&checkout, item)
                     .map_err(|e| pool_error(e, self.backend))?;
                 // `checkout` drops here: the checkout ends after its call.
             }
-            client
-                .turn(&mut done)
+            pool.turn(&mut done)
                 .map_err(|e| pool_error(e, self.backend))?;
             for call in done.drain(..) {
                 store.record(
@@ -109,12 +107,11 @@ impl Stage for Pool {
                 )?;
             }
         }
-        client
-            .close(&mut done)
+        pool.close(&mut done)
             .map_err(|e| pool_error(e, self.backend))?;
         // ANCHOR_END: run
         debug_assert!(done.is_empty(), "every call was recorded in the loop");
-        Ok(run_stats(&client, scenario))
+        Ok(run_stats(&pool, scenario))
     }
 }
 
@@ -136,19 +133,19 @@ fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
 }
 
 /// The pool's figures, for the report.
-fn run_stats(client: &Client, scenario: &Scenario) -> RunStats {
-    let stats = client.stats();
-    let knobs = client.config().knobs;
+fn run_stats(pool: &Pool, scenario: &Scenario) -> RunStats {
+    let stats = pool.stats();
+    let knobs = pool.config().knobs;
     let off = |d: Option<std::time::Duration>| d.map_or("off".to_owned(), format_duration);
     let mut extra = BTreeMap::new();
-    extra.insert("backend".to_owned(), client.backend().as_str().into());
+    extra.insert("backend".to_owned(), pool.backend().as_str().into());
     extra.insert("pool".to_owned(), stats.connections_line().into());
     extra.insert("queue".to_owned(), stats.queue_line().into());
     extra.insert(
         "knobs".to_owned(),
         format!(
             "read timeout {}, idle timeout {}, max uses {}, min idle {}, checkout timeout {}{}",
-            off(client.config().read_timeout),
+            off(pool.config().read_timeout),
             off(knobs.idle_timeout),
             knobs.max_uses.map_or("off".to_owned(), |n| n.to_string()),
             knobs.min_idle,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use pool::config::{Config, Knobs};
-use pool::{Backend, Pool};
+use pool::{Backend, TimedPool};
 use testbed::cli::{Settings, parse_or_exit, usage_error};
 use testbed::duration::{DURATION_FORMS, parse_duration};
 
@@ -78,7 +78,7 @@ fn main() -> ExitCode {
     if let Err(problem) = check.validate() {
         return usage_error(&format!("--min-idle/--conns: {problem}"));
     }
-    let stage = Pool {
+    let stage = TimedPool {
         backend: args.backend,
         knobs,
     };

@@ -79,7 +79,7 @@ impl ClosedBy {
 
 /// The pool's counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PoolStats {
+pub struct Stats {
     /// Connections whose handshake finished.
     pub opened: u64,
     /// Connects that failed: refused, timed out, or turned away with
@@ -104,7 +104,7 @@ pub struct PoolStats {
     pub asleep: Duration,
 }
 
-impl PoolStats {
+impl Stats {
     /// The `p`th percentile (0 to 100, nearest rank) of the queued
     /// checkouts' waits; `None` if none queued.
     pub fn wait_percentile(&self, p: f64) -> Option<Duration> {
@@ -183,7 +183,7 @@ mod tests {
 
     #[test]
     fn percentiles_are_nearest_rank() {
-        let mut stats = PoolStats::default();
+        let mut stats = Stats::default();
         assert_eq!(stats.wait_percentile(50.0), None);
         for ms in 1..=100 {
             stats.waited(Duration::from_millis(ms));
@@ -197,7 +197,7 @@ mod tests {
 
     #[test]
     fn closes_are_counted_by_reason() {
-        let mut stats = PoolStats::default();
+        let mut stats = Stats::default();
         stats.closed(CloseReason::MaxUses);
         stats.closed(CloseReason::MaxUses);
         stats.closed(CloseReason::Timeout);

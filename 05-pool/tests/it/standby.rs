@@ -11,7 +11,7 @@ use testbed::outcome::ErrorKind;
 use testbed::server::{ServerConfig, SlowServer};
 use testbed::workload::items;
 
-use crate::util::{bounded, client, server_config};
+use crate::util::{bounded, new_pool, server_config};
 
 /// Long enough never to fire during a test. It is set only so that every
 /// standby has a deadline: a pool with no deadline and nothing on the wire
@@ -35,7 +35,7 @@ fn standbys_the_server_closes_are_replaced_at_once_not_failed_connects() {
         let first = SlowServer::spawn(config).expect("a server");
         let addr = first.addr();
         let (stats, journal, refilling, outcome) = bounded(move || {
-            let mut pool = client(backend, addr, 2, |c| {
+            let mut pool = new_pool(backend, addr, 2, |c| {
                 c.knobs.min_idle = 2;
                 c.knobs.idle_timeout = Some(NEVER);
             });
@@ -105,7 +105,7 @@ fn a_standby_the_server_turns_away_with_503_is_a_failed_connect() {
     let addr = server.addr();
     for backend in Backend::ALL {
         let (stats, journal) = bounded(move || {
-            let mut pool = client(backend, addr, 2, |c| {
+            let mut pool = new_pool(backend, addr, 2, |c| {
                 c.knobs.min_idle = 2;
                 c.knobs.idle_timeout = Some(NEVER);
             });
@@ -147,7 +147,7 @@ fn a_503_in_answer_to_the_first_call_is_a_failed_connect_too() {
     .expect("a server");
     let addr = server.addr();
     let (done, stats) = bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 2, |_| {});
+        let mut pool = new_pool(Backend::Epoll, addr, 2, |_| {});
         let work = items(2, 1);
         let (a, b) = (pool.checkout().expect("a"), pool.checkout().expect("b"));
         pool.call(&a, work[0].clone()).expect("call on a");

@@ -1,7 +1,7 @@
 //! The timed pool: stage 4's pool of connections on one selector, plus
 //! everything that has a deadline, and checkouts instead of items.
 //!
-//! [`Client`] is named after its model, AnyEvent::Task's client: a pool of
+//! [`Pool`] is named after its model, AnyEvent::Task's client: a pool of
 //! up to `size` connections to one server, handed out as exclusive
 //! [`Checkout`]s in FIFO order, each checkout running its calls in order on
 //! its connection. From stage 4 it reuses, unchanged, the [`Selector`] (the
@@ -20,7 +20,7 @@
 //!
 //! # The loop
 //!
-//! [`Client::turn`] is one turn of the event loop, in a fixed order:
+//! [`Pool::turn`] is one turn of the event loop, in a fixed order:
 //!
 //! 1. sleep until the earliest deadline of [`Timers`], or until a socket
 //!    moves ([`next_timeout`], from stage 4);
@@ -43,8 +43,8 @@
 //!
 //! Stage 4 calls a callback per item, as the seed does. A callback cannot
 //! borrow the pool that calls it, so it cannot make the next call on its
-//! checkout. Here [`Client::turn`] hands finished calls back as
-//! [`Completion`]s, and the caller, holding the pool again, decides what to
+//! checkout. Here [`Pool::turn`] hands finished calls back as
+//! [`FinishedCall`]s, and the caller, holding the pool again, decides what to
 //! call next.
 //!
 //! Not here: the knobs' meaning ([`crate::config`]), the backoff's
@@ -66,11 +66,11 @@ use testbed::protocol::{ItemId, Reply};
 use testbed::workload::Item;
 
 use crate::checkout::{
-    Checkout, CheckoutId, Completion, Dropped, Holds, Pending, Ticket, inherited, never_ran,
+    Checkout, CheckoutId, Dropped, FinishedCall, Holds, Pending, Ticket, inherited, never_ran,
 };
 use crate::config::Config;
 use crate::journal::{Entry, Happening, Journal};
-use crate::stats::{CloseReason, PoolStats};
+use crate::stats::{CloseReason, Stats};
 use crate::timers::{TimerKey, Timers};
 
 /// What a slot carries with the call it runs: enough to report it.
@@ -141,11 +141,11 @@ struct Reconnect {
     last_error: Option<Failure>,
 }
 
-// ANCHOR: client
+// ANCHOR: pool
 /// A pool of up to `size` connections on one selector, handed out as
 /// exclusive checkouts in FIFO order, with every timeout on one deadline
 /// queue.
-pub struct Client {
+pub struct Pool {
     config: Config,
     selector: Selector,
     /// `places[i]` is slot `i`: vacant, opening or open.
@@ -167,7 +167,7 @@ pub struct Client {
     timers: Timers<Due>,
     reconnect: Reconnect,
     /// Calls finished and not yet handed back by `turn`.
-    finished: Vec<Completion>,
+    finished: Vec<FinishedCall>,
     /// Calls made and not yet finished.
     outstanding: usize,
     /// Calls running on a connection.
@@ -177,20 +177,20 @@ pub struct Client {
     open: usize,
     /// The selector's output, reused by every wait.
     events: Vec<Event>,
-    stats: PoolStats,
+    stats: Stats,
     journal: Journal,
 }
-// ANCHOR_END: client
+// ANCHOR_END: pool
 
-impl Client {
+impl Pool {
     /// A pool with `config`, which opens its `min_idle` connections at once
     /// (they connect during the first turns). An invalid config is an
     /// `InvalidInput` error naming the knob.
-    pub fn new(selector: Selector, config: Config) -> io::Result<Client> {
+    pub fn new(selector: Selector, config: Config) -> io::Result<Pool> {
         config
             .validate()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let mut client = Client {
+        let mut pool = Pool {
             config,
             selector,
             places: (0..config.size).map(|_| Place::Vacant).collect(),
@@ -208,11 +208,11 @@ impl Client {
             opening: 0,
             open: 0,
             events: Vec::new(),
-            stats: PoolStats::default(),
+            stats: Stats::default(),
             journal: Journal::default(),
         };
-        client.fill()?;
-        Ok(client)
+        pool.fill()?;
+        Ok(pool)
     }
 
     // ANCHOR: checkout
@@ -295,7 +295,7 @@ impl Client {
     /// nothing can ever run them (every connection is held by a checkout
     /// with no call, and there is no checkout timeout): that is an error,
     /// not a hang.
-    pub fn turn(&mut self, done: &mut Vec<Completion>) -> io::Result<()> {
+    pub fn turn(&mut self, done: &mut Vec<FinishedCall>) -> io::Result<()> {
         self.reap()?;
         let before = Instant::now();
         let timeout = if self.finished.is_empty() {
@@ -322,7 +322,7 @@ impl Client {
 
     /// Turns until every call made so far has finished; their completions
     /// are appended to `done`.
-    pub fn drain(&mut self, done: &mut Vec<Completion>) -> io::Result<()> {
+    pub fn drain(&mut self, done: &mut Vec<FinishedCall>) -> io::Result<()> {
         while self.outstanding > 0 || !self.finished.is_empty() {
             self.turn(done)?;
         }
@@ -331,7 +331,7 @@ impl Client {
 
     /// Finishes every call ([`drain`](Self::drain)), then closes every
     /// connection. A checkout still held fails from then on with `closed`.
-    pub fn close(&mut self, done: &mut Vec<Completion>) -> io::Result<()> {
+    pub fn close(&mut self, done: &mut Vec<FinishedCall>) -> io::Result<()> {
         self.drain(done)?;
         for index in 0..self.places.len() {
             let id = SlotId(index);
@@ -381,7 +381,7 @@ impl Client {
     }
 
     /// The counters so far.
-    pub fn stats(&self) -> &PoolStats {
+    pub fn stats(&self) -> &Stats {
         &self.stats
     }
 
@@ -408,12 +408,12 @@ impl Client {
 
 // ANCHOR: handle_events
 /// Events: handshakes and replies.
-impl Client {
+impl Pool {
     fn handle_events(&mut self) -> io::Result<()> {
         let events = std::mem::take(&mut self.events);
         for event in &events {
             let id = SlotId(event.token.0);
-            let Client {
+            let Pool {
                 places, selector, ..
             } = self;
             match places.get_mut(id.0) {
@@ -508,7 +508,7 @@ impl Client {
                     fatal = Some(failure.clone());
                 }
             }
-            self.finish(Completion {
+            self.finish(FinishedCall {
                 item: call.item,
                 checkout: call.checkout,
                 slot: Some(id),
@@ -607,7 +607,7 @@ fn turned_away(slot: &Slot<Call>) -> Option<Failure> {
 }
 
 /// Deadlines.
-impl Client {
+impl Pool {
     // ANCHOR: fire_timers
     /// Fires every deadline that has passed at `now`, earliest first.
     fn fire_timers(&mut self, now: Instant) -> io::Result<()> {
@@ -737,7 +737,7 @@ impl Client {
 }
 
 /// Checkouts: granting, running their calls, ending them.
-impl Client {
+impl Pool {
     // ANCHOR: assign
     /// Gives the free connection `slot` to checkout `id` (which `queued`
     /// for it, or not) at `now`, and starts its first call, if it has one.
@@ -789,7 +789,7 @@ impl Client {
             started: Instant::now(),
         };
         let phases = self.config.phases;
-        let Client {
+        let Pool {
             places, selector, ..
         } = self;
         let Place::Open(member) = &mut places[slot.0] else {
@@ -913,7 +913,7 @@ impl Client {
         }
     }
 
-    fn finish(&mut self, done: Completion) {
+    fn finish(&mut self, done: FinishedCall) {
         self.outstanding -= 1;
         self.finished.push(done);
     }
@@ -929,7 +929,7 @@ impl Client {
 }
 
 /// Connections: opening, closing, reconnecting.
-impl Client {
+impl Pool {
     // ANCHOR: fill
     /// Opens connections while the pool is short of them: one per queued
     /// checkout, plus `min_idle` spare, counting the ones already idle or
@@ -1044,9 +1044,9 @@ impl Client {
     }
 }
 
-impl std::fmt::Debug for Client {
+impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client")
+        f.debug_struct("Pool")
             .field("backend", &self.backend())
             .field("open", &self.open)
             .field("opening", &self.opening)
