@@ -1,8 +1,8 @@
 //! The timed pool: stage 4's pool of connections on one selector, plus
 //! everything that has a deadline, and checkouts instead of items.
 //!
-//! [`Pool`] is named after its model, AnyEvent::Task's client: a pool of
-//! up to `size` connections to one server, handed out as exclusive
+//! [`Pool`] is AnyEvent::Task's client under the name of what it is: a pool
+//! of up to `size` connections to one server, handed out as exclusive
 //! [`Checkout`]s in FIFO order, each checkout running its calls in order on
 //! its connection. From stage 4 it reuses, unchanged, the [`Selector`] (the
 //! one waiting point), the non-blocking [`Connection`] and the [`Slot`] that
@@ -47,9 +47,25 @@
 //! [`FinishedCall`]s, and the caller, holding the pool again, decides what to
 //! call next.
 //!
+//! # Layout
+//!
+//! This file holds the type, its public methods and the loop. The loop's
+//! steps live in child modules, each an `impl Pool` block over the same
+//! private fields:
+//!
+//! - `events`: handshakes, replies, and connections that die;
+//! - `deadlines`: what each timer means, and what happens when it fires;
+//! - `grants`: which checkout gets a connection, its calls, its end;
+//! - `connections`: opening, closing, and the reconnect gate.
+//!
 //! Not here: the knobs' meaning ([`crate::config`]), the backoff's
 //! arithmetic ([`crate::backoff`]), the checkout handle
 //! ([`crate::checkout`]).
+
+mod connections;
+mod deadlines;
+mod events;
+mod grants;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io;
@@ -59,19 +75,21 @@ use select::connection::Connection;
 use select::event::Event;
 use select::pool::next_timeout;
 use select::selector::{Backend, Selector};
-use select::slot::{Slot, SlotId, Turn};
-use testbed::duration::format_duration;
+use select::slot::{Slot, SlotId};
 use testbed::outcome::{ErrorKind, Failure};
-use testbed::protocol::{ItemId, Reply};
+use testbed::protocol::ItemId;
 use testbed::workload::Item;
 
 use crate::checkout::{
     Checkout, CheckoutId, Dropped, FinishedCall, Holds, Pending, Ticket, inherited, never_ran,
 };
 use crate::config::Config;
-use crate::journal::{Entry, Happening, Journal};
+use crate::journal::{Entry, Journal};
 use crate::stats::{CloseReason, Stats};
 use crate::timers::{TimerKey, Timers};
+
+use self::connections::Reconnect;
+use self::deadlines::Due;
 
 /// What a slot carries with the call it runs: enough to report it.
 #[derive(Debug)]
@@ -80,23 +98,6 @@ struct Call {
     item: ItemId,
     started: Instant,
 }
-
-// ANCHOR: due
-/// What a timer does when it fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Due {
-    /// This handshake took too long.
-    Connect(SlotId),
-    /// This connection has been idle too long.
-    Idle(SlotId),
-    /// The call on this connection has had no reply for too long.
-    Read(SlotId),
-    /// This checkout has waited too long for a connection.
-    Checkout(CheckoutId),
-    /// The backoff after a failed connect is over: try again.
-    Reconnect,
-}
-// ANCHOR_END: due
 
 /// One place of the pool, numbered by its [`SlotId`] (the selector token
 /// and the timeline lane).
@@ -127,18 +128,6 @@ struct Member {
     /// The slot's `last_active` when the read timer was set: a later one is
     /// progress, and moves the deadline.
     armed_at: Instant,
-}
-
-/// The reconnect gate: after a failed connect, no connect until a backoff
-/// timer fires, then one probe at a time until one succeeds.
-#[derive(Debug, Default)]
-struct Reconnect {
-    /// Backoffs started since the last successful connect.
-    failures: u32,
-    /// The backoff timer; while it is set, the gate is closed.
-    gate: Option<TimerKey>,
-    /// The last connect error, until a connect succeeds.
-    last_error: Option<Failure>,
 }
 
 // ANCHOR: pool
@@ -406,630 +395,8 @@ impl Pool {
     }
 }
 
-// ANCHOR: handle_events
-/// Events: handshakes and replies.
+/// Lookups, and the error of a loop that cannot go on.
 impl Pool {
-    fn handle_events(&mut self) -> io::Result<()> {
-        let events = std::mem::take(&mut self.events);
-        for event in &events {
-            let id = SlotId(event.token.0);
-            let Pool {
-                places, selector, ..
-            } = self;
-            match places.get_mut(id.0) {
-                Some(Place::Opening { .. }) => self.on_handshake(id)?,
-                Some(Place::Open(member)) => {
-                    if let Some(refusal) = turned_away(&member.slot) {
-                        // Not handed to the slot: it would read the `503`
-                        // as an unsolicited line, and lose what it means.
-                        self.bury(id, CloseReason::Error, Some(refusal))?;
-                        continue;
-                    }
-                    let turn = member.slot.on_event(event, selector);
-                    self.settle(id, turn, CloseReason::Error)?;
-                }
-                // Closed earlier in this batch: the event is about a
-                // descriptor that is gone. (No connection is opened during
-                // a batch, so no new one can have taken its token.)
-                Some(Place::Vacant) | None => {}
-            }
-        }
-        self.events = events;
-        Ok(())
-    }
-
-    /// An event on a connection still opening: the handshake finished, or
-    /// failed, or (readiness is a hint) neither yet.
-    fn on_handshake(&mut self, id: SlotId) -> io::Result<()> {
-        let Place::Opening { conn, .. } = &mut self.places[id.0] else {
-            unreachable!("on_handshake is called for opening places");
-        };
-        // Only the handshake, no read: the server has nothing to say to a
-        // connection that has asked nothing, except `503 busy`, which the
-        // slot will read as its first event.
-        let handshake = Event {
-            token: id.token(),
-            readable: false,
-            writable: true,
-            closed: false,
-        };
-        match conn.on_ready(&handshake) {
-            Err(e) => {
-                let (conn, timer) = self.take_opening(id);
-                self.timers.cancel(timer);
-                self.selector.delete(conn.fd())?;
-                self.connect_failed(Some(id), Failure::from_io(&e));
-                Ok(())
-            }
-            Ok(()) if conn.is_connecting() => Ok(()),
-            Ok(()) => {
-                let (conn, timer) = self.take_opening(id);
-                self.timers.cancel(timer);
-                // Registered as a bare connection while it opened; from now
-                // on the slot registers it, under the same token.
-                self.selector.delete(conn.fd())?;
-                let slot = Slot::adopt(id, conn, &mut self.selector)?;
-                self.vacant.remove(&id.0);
-                self.places[id.0] = Place::Open(Member {
-                    armed_at: slot.last_active(),
-                    slot,
-                    holder: None,
-                    timer: None,
-                });
-                self.open += 1;
-                self.stats.opened += 1;
-                // The server is back (or was never away): reopen the gate.
-                if let Some(gate) = self.reconnect.gate.take() {
-                    self.timers.cancel(gate);
-                }
-                self.reconnect.failures = 0;
-                self.reconnect.last_error = None;
-                self.journal.note(Happening::Connected(id));
-                self.make_idle(id)
-            }
-        }
-    }
-
-    // ANCHOR: settle
-    /// Acts on what a connection's slot reported: a call that finished, a
-    /// connection that died (`reason` says why it is closed), or progress.
-    fn settle(&mut self, id: SlotId, turn: Turn<Call>, reason: CloseReason) -> io::Result<()> {
-        let member = self.member(id);
-        let holder = member.holder;
-        let mut fatal = None;
-        if let Some((call, outcome)) = turn.finished {
-            if let Some(timer) = member.timer.take() {
-                self.timers.cancel(timer);
-            }
-            self.in_flight -= 1;
-            if let Err(failure) = &outcome {
-                self.ticket(call.checkout).errored = true;
-                if !turn.alive {
-                    fatal = Some(failure.clone());
-                }
-            }
-            self.finish(FinishedCall {
-                item: call.item,
-                checkout: call.checkout,
-                slot: Some(id),
-                started: call.started,
-                outcome,
-            });
-        }
-        if !turn.alive {
-            return self.bury(id, reason, fatal);
-        }
-        match holder {
-            Some(holder) if self.member(id).slot.is_free() => self.next_call(id, holder),
-            Some(_) => {
-                // Still waiting for a reply. Anything read or written
-                // since the read timer was set is progress: the timer
-                // measures silence, like stage 1's SO_RCVTIMEO.
-                if self.member(id).slot.last_active() != self.member(id).armed_at {
-                    self.arm_read_timer(id);
-                }
-                Ok(())
-            }
-            None => Ok(()),
-        }
-    }
-    // ANCHOR_END: settle
-
-    // ANCHOR: bury
-    /// The connection `id` is dead: close it (`reason` says why), and fail
-    /// the checkout that holds it, if any, with `fatal` (or with `closed`).
-    ///
-    /// Only one death is also a failed connect, and closes the reconnect
-    /// gate: `refused`, the server's `503 busy`. SLOW/1 sends it at once to a
-    /// connection over the server's limit, before reading anything, so it
-    /// answers the connection, not a request: the handshake worked, but the
-    /// server would not take the connection, and the next one would fare no
-    /// better until it has room. Any other death of an open connection (the
-    /// server closed it while it sat idle, restarted, sent garbage) says
-    /// nothing about whether a new connect would work: it is a close, with
-    /// its reason, and the pool replaces it at once if it needs to.
-    fn bury(&mut self, id: SlotId, reason: CloseReason, fatal: Option<Failure>) -> io::Result<()> {
-        let holder = self.member(id).holder;
-        self.close_member(id, reason)?;
-        let refused = fatal
-            .as_ref()
-            .filter(|f| f.kind == ErrorKind::Refused)
-            .cloned();
-        if let Some(holder) = holder {
-            // A fatal error stays on the checkout.
-            let fatal = fatal.unwrap_or_else(|| {
-                Failure::new(
-                    ErrorKind::Closed,
-                    "the connection closed while this checkout held it",
-                )
-            });
-            self.break_checkout(holder, fatal);
-        }
-        if let Some(refusal) = refused {
-            self.connect_failed(Some(id), refusal);
-        }
-        Ok(())
-    }
-    // ANCHOR_END: bury
-}
-// ANCHOR_END: handle_events
-
-/// How many bytes of a line the pool looks at to recognise a `503`: the
-/// testbed's is `503 busy`, and a reason longer than this is not a refusal
-/// it knows.
-const PEEK_LEN: usize = 64;
-
-/// The server's refusal, if it sent one, on a connection that has carried
-/// no request yet.
-///
-/// A fresh connection is idle, or held with no call: the slot reads nothing
-/// for it, and would take a `503` for an unsolicited line (a protocol error
-/// that tells the pool nothing). So before the slot reads, the pool peeks
-/// (`MSG_PEEK`: the bytes stay in the socket) at the first line. Only a
-/// connection never used can be refused this way; a used one is not looked
-/// at, which keeps this system call off the busy path.
-fn turned_away(slot: &Slot<Call>) -> Option<Failure> {
-    if slot.uses() > 0 || !slot.is_free() {
-        return None;
-    }
-    let mut head = [0u8; PEEK_LEN];
-    // `WouldBlock` (a spurious wake-up), the end of the stream, an error:
-    // not a refusal; the slot finds out what it is.
-    let len = slot.connection().stream().peek(&mut head).ok()?;
-    let line = head[..len].split(|&b| b == b'\n').next()?;
-    match Reply::parse(std::str::from_utf8(line).ok()?) {
-        Ok(reply @ Reply::Busy(_)) => Some(Failure::new(
-            ErrorKind::Refused,
-            format!("the server turned the connection away: {reply}"),
-        )),
-        _ => None,
-    }
-}
-
-/// Deadlines.
-impl Pool {
-    // ANCHOR: fire_timers
-    /// Fires every deadline that has passed at `now`, earliest first.
-    fn fire_timers(&mut self, now: Instant) -> io::Result<()> {
-        while let Some((key, due)) = self.timers.pop_due(now) {
-            match due {
-                Due::Read(id) => {
-                    if !self.owns_timer(id, key) {
-                        continue;
-                    }
-                    self.member(id).timer = None;
-                    let read_timeout = self.config.read_timeout.unwrap_or_default();
-                    let failure = Failure::new(
-                        ErrorKind::Timeout,
-                        format!("no reply within {}", format_duration(read_timeout)),
-                    );
-                    // The connection is closed, never reused: the late
-                    // reply would be read as the answer to the next call.
-                    let turn = self.member(id).slot.fail(failure);
-                    self.settle(id, turn, CloseReason::Timeout)?;
-                }
-                Due::Idle(id) => {
-                    if !self.owns_timer(id, key) {
-                        continue;
-                    }
-                    self.member(id).timer = None;
-                    // Keep the hot standby: only the idle connections
-                    // beyond `min_idle` time out.
-                    if self.idle.len() > self.config.knobs.min_idle {
-                        self.close_member(id, CloseReason::Idle)?;
-                    }
-                }
-                Due::Checkout(checkout) => {
-                    let current = self.tickets.get(&checkout).map(|t| &t.holds);
-                    if current == Some(&Holds::Waiting { timer: Some(key) }) {
-                        self.give_up(checkout, now);
-                    }
-                }
-                Due::Connect(id) => {
-                    let Place::Opening { timer, .. } = &self.places[id.0] else {
-                        continue;
-                    };
-                    if *timer != key {
-                        continue;
-                    }
-                    let (conn, _) = self.take_opening(id);
-                    self.selector.delete(conn.fd())?;
-                    let limit = format_duration(self.config.knobs.connect_timeout);
-                    let failure =
-                        Failure::new(ErrorKind::Timeout, format!("no handshake within {limit}"));
-                    self.connect_failed(Some(id), failure);
-                }
-                Due::Reconnect => {
-                    if self.reconnect.gate == Some(key) {
-                        self.reconnect.gate = None;
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-    // ANCHOR_END: fire_timers
-
-    /// True when `key` is the current timer of the open member `id` (a
-    /// timer is cancelled whenever its member changes state, so this is a
-    /// belt-and-braces check).
-    fn owns_timer(&self, id: SlotId, key: TimerKey) -> bool {
-        matches!(&self.places[id.0], Place::Open(m) if m.timer == Some(key))
-    }
-
-    /// Sets (or moves) the read deadline of the call running on `id`.
-    fn arm_read_timer(&mut self, id: SlotId) {
-        let Some(read_timeout) = self.config.read_timeout else {
-            return;
-        };
-        let member = self.member(id);
-        let since = member.slot.last_active();
-        member.armed_at = since;
-        if let Some(old) = member.timer.take() {
-            self.timers.cancel(old);
-        }
-        let timer = self.timers.insert(since + read_timeout, Due::Read(id));
-        self.member(id).timer = Some(timer);
-    }
-
-    // ANCHOR: give_up
-    /// A queued checkout's time is up: it leaves the queue, and its calls,
-    /// made and to come, fail. With `pool_timeout` if the pool has
-    /// connections (they were all busy); with the connect error if it has
-    /// none and the server cannot be reached (the server is down, and
-    /// `refused` says so better than "the pool was busy").
-    fn give_up(&mut self, id: CheckoutId, now: Instant) {
-        let ticket = self.ticket(id);
-        let waited = now.saturating_duration_since(ticket.asked);
-        if let Holds::Waiting { timer: Some(timer) } = ticket.holds {
-            self.timers.cancel(timer); // Already gone if it fired.
-        }
-        self.waiters.retain(|&w| w != id);
-        self.stats.gave_up += 1;
-        self.stats.waited(waited);
-        let limit = format_duration(waited);
-        let failure = match &self.reconnect.last_error {
-            Some(error) if self.open == 0 => Failure::new(
-                error.kind,
-                format!("no connection within {limit}: {}", error.detail),
-            ),
-            _ => Failure::new(
-                ErrorKind::PoolTimeout,
-                format!("no free connection within {limit}"),
-            ),
-        };
-        self.journal.note(Happening::GaveUp {
-            checkout: id,
-            kind: failure.kind,
-            waited,
-        });
-        // The calls already made waited for exactly this: they get the
-        // failure itself; calls made later inherit it.
-        let ticket = self.ticket(id);
-        let queued = std::mem::take(&mut ticket.calls);
-        for pending in queued {
-            let done = never_ran(pending.item.id, id, pending.made, failure.clone());
-            self.finish(done);
-        }
-        self.break_checkout(id, failure);
-    }
-    // ANCHOR_END: give_up
-}
-
-/// Checkouts: granting, running their calls, ending them.
-impl Pool {
-    // ANCHOR: assign
-    /// Gives the free connection `slot` to checkout `id` (which `queued`
-    /// for it, or not) at `now`, and starts its first call, if it has one.
-    fn assign(
-        &mut self,
-        slot: SlotId,
-        id: CheckoutId,
-        queued: bool,
-        now: Instant,
-    ) -> io::Result<()> {
-        let ticket = self.ticket(id);
-        let waited = now.saturating_duration_since(ticket.asked);
-        if let Holds::Waiting { timer: Some(timer) } = ticket.holds {
-            self.timers.cancel(timer);
-        }
-        self.ticket(id).holds = Holds::Slot(slot);
-        if queued {
-            self.stats.waited(waited);
-        }
-        let member = self.member(slot);
-        member.holder = Some(id);
-        if let Some(idle_timer) = member.timer.take() {
-            self.timers.cancel(idle_timer);
-        }
-        self.journal.note(Happening::Assigned {
-            slot,
-            checkout: id,
-            waited,
-        });
-        self.next_call(slot, id)
-    }
-
-    /// `slot`, held by checkout `id`, has no call running: start the
-    /// checkout's next call; or, if the checkout has ended and has no call
-    /// left, give the connection back.
-    fn next_call(&mut self, slot: SlotId, id: CheckoutId) -> io::Result<()> {
-        let ticket = self.ticket(id);
-        let Some(Pending { item, .. }) = ticket.calls.pop_front() else {
-            if ticket.released {
-                let errored = ticket.errored;
-                self.tickets.remove(&id);
-                return self.give_back(slot, errored);
-            }
-            return Ok(()); // Held with nothing to do: the holder decides.
-        };
-        let call = Call {
-            checkout: id,
-            item: item.id,
-            started: Instant::now(),
-        };
-        let phases = self.config.phases;
-        let Pool {
-            places, selector, ..
-        } = self;
-        let Place::Open(member) = &mut places[slot.0] else {
-            unreachable!("a held connection is open");
-        };
-        let turn = member.slot.start(item, phases, call, selector);
-        self.in_flight += 1;
-        self.arm_read_timer(slot);
-        // A failed send finishes the call at once, with the connection.
-        self.settle(slot, turn, CloseReason::Error)
-    }
-    // ANCHOR_END: assign
-
-    // ANCHOR: give_back
-    /// A checkout has ended: its connection goes back to the pool, unless
-    /// it is suspect (an error answer on the checkout) or worn out
-    /// (`max_uses`).
-    fn give_back(&mut self, slot: SlotId, errored: bool) -> io::Result<()> {
-        let knobs = self.config.knobs;
-        let member = self.member(slot);
-        member.holder = None;
-        let uses = member.slot.uses();
-        if errored && !knobs.reuse_after_error {
-            return self.close_member(slot, CloseReason::Error);
-        }
-        if knobs.max_uses.is_some_and(|max| uses >= max) {
-            return self.close_member(slot, CloseReason::MaxUses);
-        }
-        self.journal.note(Happening::Returned(slot));
-        self.make_idle(slot)
-    }
-
-    /// A free connection: to the first queued checkout whose time is not
-    /// up, else onto the idle list with an idle timer.
-    fn make_idle(&mut self, slot: SlotId) -> io::Result<()> {
-        let now = Instant::now();
-        while let Some(&next) = self.waiters.front() {
-            // A checkout whose deadline has passed gives up now, even if
-            // its timer has not fired yet (this turn's events come before
-            // its timers): no checkout gets a connection after its
-            // checkout timeout.
-            if let Holds::Waiting { timer: Some(key) } = self.ticket(next).holds
-                && key.deadline() <= now
-            {
-                self.give_up(next, now);
-                continue;
-            }
-            self.waiters.pop_front();
-            return self.assign(slot, next, true, now);
-        }
-        let timer = self
-            .config
-            .knobs
-            .idle_timeout
-            .map(|t| self.timers.insert(now + t, Due::Idle(slot)));
-        self.member(slot).timer = timer;
-        self.idle.push(slot);
-        Ok(())
-    }
-    // ANCHOR_END: give_back
-
-    /// Gives the connection back if `id` is over: released, and with no
-    /// call left to run.
-    fn release(&mut self, id: CheckoutId) -> io::Result<()> {
-        let Some(ticket) = self.tickets.get_mut(&id) else {
-            return Ok(());
-        };
-        ticket.released = true;
-        if !ticket.calls.is_empty() {
-            return Ok(()); // It ends when its last call has run.
-        }
-        let (holds, asked, errored) = (ticket.holds.clone(), ticket.asked, ticket.errored);
-        match holds {
-            Holds::Waiting { timer } => {
-                self.tickets.remove(&id);
-                if let Some(timer) = timer {
-                    self.timers.cancel(timer);
-                }
-                self.waiters.retain(|&w| w != id);
-                self.stats.waited(asked.elapsed());
-            }
-            // With a call running, `next_call` gives it back when it ends.
-            Holds::Slot(slot) if !self.member(slot).slot.is_free() => {}
-            Holds::Slot(slot) => {
-                self.tickets.remove(&id);
-                self.give_back(slot, errored)?;
-            }
-            Holds::Broken(_) => {
-                self.tickets.remove(&id);
-            }
-        }
-        Ok(())
-    }
-
-    /// Releases the checkouts whose handles were dropped.
-    fn reap(&mut self) -> io::Result<()> {
-        let dropped = std::mem::take(&mut *self.dropped.borrow_mut());
-        for id in dropped {
-            self.release(id)?;
-        }
-        Ok(())
-    }
-
-    /// A fatal error: it stays on the checkout (every later call fails with
-    /// it), and the calls waiting on it fail now.
-    fn break_checkout(&mut self, id: CheckoutId, fatal: Failure) {
-        let Some(ticket) = self.tickets.get_mut(&id) else {
-            return;
-        };
-        ticket.errored = true;
-        let queued = std::mem::take(&mut ticket.calls);
-        let released = ticket.released;
-        for pending in queued {
-            let done = never_ran(pending.item.id, id, pending.made, inherited(&fatal));
-            self.finish(done);
-        }
-        if released {
-            self.tickets.remove(&id);
-        } else {
-            self.ticket(id).holds = Holds::Broken(fatal);
-        }
-    }
-
-    fn finish(&mut self, done: FinishedCall) {
-        self.outstanding -= 1;
-        self.finished.push(done);
-    }
-
-    /// The error of a loop that would wait forever.
-    fn stuck(&self) -> io::Error {
-        io::Error::other(format!(
-            "{} calls wait, but no call or handshake is on the wire and no deadline is set: \
-             every connection is held by a checkout with no call (drop one, or set a checkout timeout)",
-            self.outstanding
-        ))
-    }
-}
-
-/// Connections: opening, closing, reconnecting.
-impl Pool {
-    // ANCHOR: fill
-    /// Opens connections while the pool is short of them: one per queued
-    /// checkout, plus `min_idle` spare, counting the ones already idle or
-    /// opening, within the size, and only while the reconnect gate is
-    /// open (after a failure: one probe at a time).
-    fn fill(&mut self) -> io::Result<()> {
-        loop {
-            let wanted = self.waiters.len() + self.config.knobs.min_idle;
-            let coming = self.idle.len() + self.opening;
-            let room = self.open + self.opening < self.config.size;
-            let gate_open = self.reconnect.gate.is_none()
-                && (self.reconnect.failures == 0 || self.opening == 0);
-            if coming >= wanted || !room || !gate_open {
-                return Ok(());
-            }
-            self.open_one()?;
-        }
-    }
-
-    /// Starts one connect, in the lowest vacant place.
-    fn open_one(&mut self) -> io::Result<()> {
-        let index = *self
-            .vacant
-            .first()
-            .expect("fill checked there is room, so a place is vacant");
-        let id = SlotId(index);
-        match Connection::connect(self.config.server) {
-            Err(e) => self.connect_failed(None, Failure::from_io(&e)),
-            Ok(conn) => {
-                self.selector.add(conn.fd(), id.token(), conn.interest())?;
-                let deadline = Instant::now() + self.config.knobs.connect_timeout;
-                let timer = self.timers.insert(deadline, Due::Connect(id));
-                self.vacant.remove(&index);
-                self.places[index] = Place::Opening { conn, timer };
-                self.opening += 1;
-                self.stats.peak = self.stats.peak.max(self.open + self.opening);
-                self.journal.note(Happening::Connecting(id));
-            }
-        }
-        Ok(())
-    }
-    // ANCHOR_END: fill
-
-    // ANCHOR: connect_failed
-    /// A connect failed: close the gate for a backoff, unless one is
-    /// already running (connects started before the first failure fail
-    /// together; they are one failure, not a reason to wait longer).
-    fn connect_failed(&mut self, slot: Option<SlotId>, failure: Failure) {
-        self.stats.connect_failures += 1;
-        let retry_in = if self.reconnect.gate.is_none() {
-            self.reconnect.failures += 1;
-            let knobs = self.config.knobs;
-            let delay = knobs.backoff.delay(self.reconnect.failures, knobs.seed);
-            let gate = self.timers.insert(Instant::now() + delay, Due::Reconnect);
-            self.reconnect.gate = Some(gate);
-            Some(delay)
-        } else {
-            None
-        };
-        self.journal.note(Happening::ConnectFailed {
-            slot,
-            kind: failure.kind,
-            retry_in,
-        });
-        self.reconnect.last_error = Some(failure);
-    }
-    // ANCHOR_END: connect_failed
-
-    /// Closes the open connection `id`: deregistered, then closed (stage
-    /// 4's rule), its timer cancelled, its place vacant.
-    fn close_member(&mut self, id: SlotId, reason: CloseReason) -> io::Result<()> {
-        let place = std::mem::replace(&mut self.places[id.0], Place::Vacant);
-        let Place::Open(member) = place else {
-            unreachable!("close_member is called for open places");
-        };
-        if let Some(timer) = member.timer {
-            self.timers.cancel(timer);
-        }
-        if member.holder.is_none() {
-            self.idle.retain(|&s| s != id);
-        }
-        self.vacant.insert(id.0);
-        self.open -= 1;
-        self.stats.closed(reason);
-        self.journal.note(Happening::Closed { slot: id, reason });
-        member.slot.close(&mut self.selector)
-    }
-
-    /// Takes the connection out of an opening place (the caller
-    /// deregisters it); the place becomes vacant.
-    fn take_opening(&mut self, id: SlotId) -> (Connection, TimerKey) {
-        let place = std::mem::replace(&mut self.places[id.0], Place::Vacant);
-        let Place::Opening { conn, timer } = place else {
-            unreachable!("take_opening is called for opening places");
-        };
-        self.vacant.insert(id.0);
-        self.opening -= 1;
-        (conn, timer)
-    }
-
     fn member(&mut self, id: SlotId) -> &mut Member {
         match &mut self.places[id.0] {
             Place::Open(member) => member,
@@ -1041,6 +408,15 @@ impl Pool {
         self.tickets
             .get_mut(&id)
             .expect("a checkout's ticket lives until it is released and done")
+    }
+
+    /// The error of a loop that would wait forever.
+    fn stuck(&self) -> io::Error {
+        io::Error::other(format!(
+            "{} calls wait, but no call or handshake is on the wire and no deadline is set: \
+             every connection is held by a checkout with no call (drop one, or set a checkout timeout)",
+            self.outstanding
+        ))
     }
 }
 
