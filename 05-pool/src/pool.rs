@@ -161,9 +161,6 @@ pub struct Pool {
     outstanding: usize,
     /// Calls running on a connection.
     in_flight: usize,
-    /// Places opening, and open.
-    opening: usize,
-    open: usize,
     /// The selector's output, reused by every wait.
     events: Vec<Event>,
     stats: Stats,
@@ -194,8 +191,6 @@ impl Pool {
             finished: Vec::new(),
             outstanding: 0,
             in_flight: 0,
-            opening: 0,
-            open: 0,
             events: Vec::new(),
             stats: Stats::default(),
             journal: Journal::default(),
@@ -292,7 +287,7 @@ impl Pool {
         } else {
             Some(Duration::ZERO) // Results to hand back: look, do not sleep.
         };
-        if timeout.is_none() && self.in_flight == 0 && self.opening == 0 {
+        if timeout.is_none() && self.in_flight == 0 && self.stats.census.opening() == 0 {
             if self.outstanding > 0 {
                 return Err(self.stuck());
             }
@@ -326,11 +321,7 @@ impl Pool {
             let id = SlotId(index);
             match &self.places[index] {
                 Place::Vacant => {}
-                Place::Opening { .. } => {
-                    let (conn, timer) = self.take_opening(id);
-                    self.timers.cancel(timer);
-                    self.selector.delete(conn.fd())?;
-                }
+                Place::Opening { .. } => self.abandon_opening(id)?,
                 Place::Open(member) => {
                     if let Some(holder) = member.holder {
                         let fatal = Failure::new(ErrorKind::Closed, "the pool was closed");
@@ -361,7 +352,7 @@ impl Pool {
 
     /// Connections open or opening (never more than the size).
     pub fn connections(&self) -> usize {
-        self.open + self.opening
+        self.stats.census.live()
     }
 
     /// Connections idle in the pool.
@@ -424,8 +415,8 @@ impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
             .field("backend", &self.backend())
-            .field("open", &self.open)
-            .field("opening", &self.opening)
+            .field("open", &self.stats.census.open())
+            .field("opening", &self.stats.census.opening())
             .field("idle", &self.idle.len())
             .field("waiting", &self.waiters.len())
             .field("outstanding", &self.outstanding)

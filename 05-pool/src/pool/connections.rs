@@ -13,11 +13,11 @@ use std::io;
 use std::time::Instant;
 
 use select::connection::Connection;
-use select::slot::SlotId;
+use select::slot::{Slot, SlotId};
 use testbed::outcome::Failure;
 
 use super::deadlines::Due;
-use super::{Place, Pool};
+use super::{Member, Place, Pool};
 use crate::journal::Happening;
 use crate::stats::CloseReason;
 use crate::timers::TimerKey;
@@ -51,10 +51,11 @@ impl Pool {
     pub(super) fn fill(&mut self) -> io::Result<()> {
         loop {
             let wanted = self.waiters.len() + self.config.knobs.min_idle;
-            let coming = self.idle.len() + self.opening;
-            let room = self.open + self.opening < self.config.size;
+            let census = &self.stats.census;
+            let coming = self.idle.len() + census.opening();
+            let room = census.live() < self.config.size;
             let gate_open = self.reconnect.gate.is_none()
-                && (self.reconnect.failures == 0 || self.opening == 0);
+                && (self.reconnect.failures == 0 || census.opening() == 0);
             if coming >= wanted || !room || !gate_open {
                 return Ok(());
             }
@@ -77,8 +78,7 @@ impl Pool {
                 let timer = self.timers.insert(deadline, Due::Connect(id));
                 self.vacant.remove(&index);
                 self.places[index] = Place::Opening { conn, timer };
-                self.opening += 1;
-                self.stats.peak = self.stats.peak.max(self.open + self.opening);
+                self.stats.census.connecting();
                 self.journal.note(Happening::Connecting(id));
             }
         }
@@ -113,7 +113,7 @@ impl Pool {
 
     /// A handshake finished: the server is back (or was never away), so
     /// the gate opens fully and the backoff starts again from its base.
-    pub(super) fn connect_succeeded(&mut self) {
+    fn connect_succeeded(&mut self) {
         if let Some(gate) = self.reconnect.gate.take() {
             self.timers.cancel(gate);
         }
@@ -143,21 +143,52 @@ impl Pool {
             self.idle.retain(|&s| s != id);
         }
         self.vacant.insert(id.0);
-        self.open -= 1;
-        self.stats.closed(reason);
+        self.stats.census.closed(reason);
         self.journal.note(Happening::Closed { slot: id, reason });
         member.slot.close(&mut self.selector)
     }
 
-    /// Takes the connection out of an opening place (the caller
-    /// deregisters it); the place becomes vacant.
-    pub(super) fn take_opening(&mut self, id: SlotId) -> (Connection, TimerKey) {
+    /// The handshake in place `id` finished: the connection joins the
+    /// pool, idle (or at once granted to the first queued checkout).
+    pub(super) fn admit(&mut self, id: SlotId) -> io::Result<()> {
+        let conn = self.take_opening(id)?;
+        let slot = Slot::adopt(id, conn, &mut self.selector)?;
+        self.vacant.remove(&id.0);
+        self.places[id.0] = Place::Open(Member {
+            armed_at: slot.last_active(),
+            slot,
+            holder: None,
+            timer: None,
+        });
+        self.stats.census.connected();
+        self.connect_succeeded();
+        self.journal.note(Happening::Connected(id));
+        self.make_idle(id)
+    }
+
+    /// Ends the handshake in place `id` without a connection (it failed,
+    /// it took too long, or the pool is closing): the socket is closed, the
+    /// place vacant.
+    pub(super) fn abandon_opening(&mut self, id: SlotId) -> io::Result<()> {
+        let conn = self.take_opening(id)?;
+        self.stats.census.abandoned();
+        drop(conn); // Deregistered already: closing it now is safe.
+        Ok(())
+    }
+
+    /// Takes the connection out of an opening place, which becomes vacant:
+    /// its connect timer cancelled (harmless if it is the one that fired),
+    /// the socket deregistered. It was registered as a bare connection
+    /// while it opened; a slot that adopts it registers it again, under
+    /// the same token.
+    fn take_opening(&mut self, id: SlotId) -> io::Result<Connection> {
         let place = std::mem::replace(&mut self.places[id.0], Place::Vacant);
         let Place::Opening { conn, timer } = place else {
             unreachable!("take_opening is called for opening places");
         };
         self.vacant.insert(id.0);
-        self.opening -= 1;
-        (conn, timer)
+        self.timers.cancel(timer);
+        self.selector.delete(conn.fd())?;
+        Ok(conn)
     }
 }

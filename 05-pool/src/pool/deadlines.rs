@@ -88,8 +88,7 @@ impl Pool {
                     if *timer != key {
                         continue;
                     }
-                    let (conn, _) = self.take_opening(id);
-                    self.selector.delete(conn.fd())?;
+                    self.abandon_opening(id)?;
                     let limit = format_duration(self.config.knobs.connect_timeout);
                     let failure =
                         Failure::new(ErrorKind::Timeout, format!("no handshake within {limit}"));
@@ -141,7 +140,7 @@ impl Pool {
         self.stats.waited(waited);
         let limit = format_duration(waited);
         let failure = match self.reconnect.last_error() {
-            Some(error) if self.open == 0 => Failure::new(
+            Some(error) if self.stats.census.open() == 0 => Failure::new(
                 error.kind,
                 format!("no connection within {limit}: {}", error.detail),
             ),

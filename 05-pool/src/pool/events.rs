@@ -19,9 +19,8 @@ use select::slot::{Slot, SlotId, Turn};
 use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::Reply;
 
-use super::{Call, Member, Place, Pool};
+use super::{Call, Place, Pool};
 use crate::checkout::FinishedCall;
-use crate::journal::Happening;
 use crate::stats::CloseReason;
 
 // ANCHOR: handle_events
@@ -73,33 +72,12 @@ impl Pool {
         };
         match conn.on_ready(&handshake) {
             Err(e) => {
-                let (conn, timer) = self.take_opening(id);
-                self.timers.cancel(timer);
-                self.selector.delete(conn.fd())?;
+                self.abandon_opening(id)?;
                 self.connect_failed(Some(id), Failure::from_io(&e));
                 Ok(())
             }
             Ok(()) if conn.is_connecting() => Ok(()),
-            Ok(()) => {
-                let (conn, timer) = self.take_opening(id);
-                self.timers.cancel(timer);
-                // Registered as a bare connection while it opened; from now
-                // on the slot registers it, under the same token.
-                self.selector.delete(conn.fd())?;
-                let slot = Slot::adopt(id, conn, &mut self.selector)?;
-                self.vacant.remove(&id.0);
-                self.places[id.0] = Place::Open(Member {
-                    armed_at: slot.last_active(),
-                    slot,
-                    holder: None,
-                    timer: None,
-                });
-                self.open += 1;
-                self.stats.opened += 1;
-                self.connect_succeeded();
-                self.journal.note(Happening::Connected(id));
-                self.make_idle(id)
-            }
+            Ok(()) => self.admit(id),
         }
     }
 

@@ -128,7 +128,7 @@ fn a_fatal_error_stays_on_its_checkout() {
         pool.turn(&mut later).expect("turn");
         assert_eq!(kinds(&later), [Some(ErrorKind::Timeout)]);
         assert_eq!(later[0].slot, None);
-        assert_eq!(pool.stats().closed.get(CloseReason::Timeout), 1);
+        assert_eq!(pool.stats().closed().get(CloseReason::Timeout), 1);
         // Another checkout is not affected.
         drop(checkout);
         let other = pool.checkout().expect("other");
@@ -161,7 +161,7 @@ fn after_an_error_answer_the_connection_is_closed_unless_configured() {
             assert_eq!(done[0].slot, done[1].slot);
             drop(checkout);
             pool.turn(&mut done).expect("turn: the drop is seen");
-            let closed = pool.stats().closed.get(CloseReason::Error);
+            let closed = pool.stats().closed().get(CloseReason::Error);
             if reuse {
                 assert_eq!((closed, pool.idle()), (0, 1));
             } else {

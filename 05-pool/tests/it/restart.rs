@@ -113,7 +113,7 @@ fn a_server_restarted_mid_run_fails_only_the_requests_in_flight() {
                 restart = Some(server_later(addr, 50 * MS));
             }
         }
-        let opened = pool.stats().opened;
+        let opened = pool.stats().opened();
         drop(restart);
         (done, in_flight_at_kill, opened)
     });
@@ -148,7 +148,7 @@ fn a_server_that_never_comes_fails_each_checkout_as_refused_in_a_few_probes() {
             .all(|c| c.outcome.as_ref().err().map(|f| f.kind) == Some(ErrorKind::Refused)),
         "{done:?}"
     );
-    assert_eq!(stats.opened, 0);
+    assert_eq!(stats.opened(), 0);
     // 10 ms, then about 20, 40, 80: a handful of probes over 200 ms.
     assert!(
         (1..=10).contains(&stats.connect_failures),

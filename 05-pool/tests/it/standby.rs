@@ -49,7 +49,7 @@ fn standbys_the_server_closes_are_replaced_at_once_not_failed_connects() {
             // of the stream), and a connect would work at once.
             drop(first);
             let second = SlowServer::bind(addr, config).expect("the new server binds the port");
-            while pool.stats().closed.total() < 2 {
+            while pool.stats().closed().total() < 2 {
                 pool.turn(&mut done).expect("turn");
             }
             // In the turn that saw the second close, the pool is already
@@ -80,7 +80,7 @@ fn standbys_the_server_closes_are_replaced_at_once_not_failed_connects() {
             stats.connections_line()
         );
         assert_eq!(
-            stats.closed.get(CloseReason::Error),
+            stats.closed().get(CloseReason::Error),
             2,
             "{backend}: {}",
             stats.connections_line()
@@ -130,7 +130,7 @@ fn a_standby_the_server_turns_away_with_503_is_a_failed_connect() {
         );
         assert_eq!(stats.connect_failures, 1, "{backend}");
         assert_eq!(
-            stats.closed.get(CloseReason::Error),
+            stats.closed().get(CloseReason::Error),
             1,
             "{backend}: the refused connection is closed"
         );

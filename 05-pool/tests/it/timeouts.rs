@@ -95,7 +95,7 @@ fn idle_connections_time_out_while_the_busy_one_keeps_working() {
             slots.extend(run_items(&mut pool, vec![item]).into_iter().map(|c| c.slot));
         }
         assert!(sequential.elapsed() > 2 * idle_timeout);
-        assert_eq!(pool.stats().closed.get(CloseReason::Idle), 3);
+        assert_eq!(pool.stats().closed().get(CloseReason::Idle), 3);
         assert_eq!(pool.connections(), 1);
         assert!(
             slots.windows(2).all(|w| w[0] == w[1]),
@@ -152,7 +152,7 @@ fn min_idle_keeps_connections_ready_and_safe_from_the_idle_timeout() {
             pool.turn(&mut done).expect("turn");
         }
         assert_eq!(pool.connections(), 3);
-        assert_eq!(pool.stats().closed.get(CloseReason::Idle), 1);
+        assert_eq!(pool.stats().closed().get(CloseReason::Idle), 1);
     });
 }
 
@@ -172,11 +172,11 @@ fn max_uses_retires_each_connection_after_that_many_requests() {
     // 40 requests, at most 5 per connection: at least 8 connections, and
     // at most 4 more (the ones still open at the end, partly used).
     assert!(
-        (8..=12).contains(&stats.opened),
+        (8..=12).contains(&stats.opened()),
         "{}",
         stats.connections_line()
     );
-    assert!(stats.closed.get(CloseReason::MaxUses) >= 4);
+    assert!(stats.closed().get(CloseReason::MaxUses) >= 4);
     // Count the requests of each connection's life.
     let mut lives = Vec::new();
     for (i, entry) in journal.iter().enumerate() {
