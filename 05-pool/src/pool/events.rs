@@ -14,7 +14,6 @@
 
 use std::io;
 
-use select::event::Event;
 use select::slot::{Slot, SlotId, Turn};
 use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::Reply;
@@ -61,23 +60,17 @@ impl Pool {
         let Place::Opening { conn, .. } = &mut self.places[id.0] else {
             unreachable!("on_handshake is called for opening places");
         };
-        // Only the handshake, no read: the server has nothing to say to a
-        // connection that has asked nothing, except `503 busy`, which the
-        // slot will read as its first event.
-        let handshake = Event {
-            token: id.token(),
-            readable: false,
-            writable: true,
-            closed: false,
-        };
-        match conn.on_ready(&handshake) {
+        // Only the handshake, no read: a server has nothing to say to a
+        // connection that has asked nothing, except `503 busy`, which
+        // `handle_events` looks for in the connection's next event.
+        match conn.finish_connect() {
             Err(e) => {
                 self.abandon_opening(id)?;
                 self.connect_failed(Some(id), Failure::from_io(&e));
                 Ok(())
             }
-            Ok(()) if conn.is_connecting() => Ok(()),
-            Ok(()) => self.admit(id),
+            Ok(false) => Ok(()),
+            Ok(true) => self.admit(id),
         }
     }
 
