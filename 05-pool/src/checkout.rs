@@ -41,7 +41,19 @@ use select::slot::SlotId;
 /// A checkout's number: checkouts are numbered in the order they were
 /// asked for, so a lower id was asked for first (FIFO order is id order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CheckoutId(pub u64);
+pub struct CheckoutId(u64);
+
+impl CheckoutId {
+    /// The `n`th checkout a pool was asked for, counting from 0.
+    pub(crate) fn new(n: u64) -> CheckoutId {
+        CheckoutId(n)
+    }
+
+    /// Its number: how many checkouts of its pool were asked for before it.
+    pub fn number(self) -> u64 {
+        self.0
+    }
+}
 
 impl fmt::Display for CheckoutId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -20,14 +20,19 @@
 //!
 //! Read in this order:
 //!
-//! - [`timers`]: the deadline queue, with cancellation;
+//! - `timers.rs`: the deadline queue, with cancellation;
 //! - [`backoff`]: exponential backoff with jitter, for reconnects;
 //! - [`config`]: the knobs, each with the failure it prevents;
-//! - [`checkout`]: the exclusive checkout, its handle and its outcome;
-//! - [`pool`]: the pool itself, built on stage 4's [`select::Selector`],
-//!   [`select::connection::Connection`] and [`select::slot::Slot`];
+//! - `checkout.rs`: the exclusive [`Checkout`], its id and the
+//!   [`FinishedCall`]s it yields;
+//! - `pool.rs` and `pool/`: the [`Pool`] itself, built on stage 4's
+//!   [`select::Selector`], [`select::connection::Connection`] and
+//!   [`select::slot::Slot`];
 //! - [`stats`] and [`journal`]: what the pool counts, and what it did;
 //! - this file: the stage, one checkout per item.
+//!
+//! The files named without a link are private to the crate; what they
+//! export is re-exported here.
 //!
 //! Not here: threads (everything runs on the caller's thread, as in stage
 //! 4), and any retry of a failed *request* (a pool retries connects; only
@@ -36,12 +41,12 @@
 #![forbid(unsafe_code)]
 
 pub mod backoff;
-pub mod checkout;
+mod checkout;
 pub mod config;
 pub mod journal;
-pub mod pool;
+mod pool;
 pub mod stats;
-pub mod timers;
+mod timers;
 
 use std::collections::BTreeMap;
 

@@ -206,7 +206,7 @@ impl Pool {
     /// timeout. Calls can be made on it right away: they wait with it.
     pub fn checkout(&mut self) -> io::Result<Checkout> {
         self.reap()?;
-        let id = CheckoutId(self.next_checkout);
+        let id = CheckoutId::new(self.next_checkout);
         self.next_checkout += 1;
         let now = Instant::now();
         self.tickets.insert(id, Ticket::new(now));

@@ -50,8 +50,10 @@ fn calls_on_a_checkout_run_in_order_on_one_connection() {
         });
         assert!(done.iter().all(|c| c.outcome.is_ok()), "{backend}");
         for checkout in [0, 1] {
-            let mine: Vec<&FinishedCall> =
-                done.iter().filter(|c| c.checkout.0 == checkout).collect();
+            let mine: Vec<&FinishedCall> = done
+                .iter()
+                .filter(|c| c.checkout.number() == checkout)
+                .collect();
             let ids: Vec<u64> = mine.iter().map(|c| c.item.0).collect();
             let mut in_order = ids.clone();
             in_order.sort_unstable();
