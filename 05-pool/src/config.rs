@@ -85,6 +85,24 @@ pub struct Knobs {
 }
 // ANCHOR_END: knobs
 
+impl Knobs {
+    /// Checks the knobs make sense for a pool of `size` connections; the
+    /// error says which does not. (The size itself is [`Config`]'s to
+    /// check.)
+    pub fn validate(&self, size: usize) -> Result<(), String> {
+        if self.min_idle > size {
+            return Err(format!(
+                "min_idle ({}) is larger than the pool's size ({size})",
+                self.min_idle
+            ));
+        }
+        if self.max_uses == Some(0) {
+            return Err("max_uses must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
 impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
@@ -142,15 +160,39 @@ impl Config {
         if self.size == 0 {
             return Err("a pool of no connections can send nothing".into());
         }
-        if self.knobs.min_idle > self.size {
-            return Err(format!(
-                "min_idle ({}) is larger than the pool's size ({})",
-                self.knobs.min_idle, self.size
-            ));
-        }
-        if self.knobs.max_uses == Some(0) {
-            return Err("max_uses must be at least 1".into());
-        }
-        Ok(())
+        self.knobs.validate(self.size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knobs_are_checked_against_the_size_alone() {
+        let knobs = Knobs {
+            min_idle: 3,
+            ..Knobs::default()
+        };
+        assert_eq!(knobs.validate(3), Ok(()));
+        assert!(knobs.validate(2).is_err_and(|e| e.contains("min_idle (3)")));
+        let worn = Knobs {
+            max_uses: Some(0),
+            ..Knobs::default()
+        };
+        assert!(worn.validate(3).is_err_and(|e| e.contains("max_uses")));
+    }
+
+    #[test]
+    fn a_config_checks_its_size_then_its_knobs() {
+        let mut config = Config::new(([127, 0, 0, 1], 1).into(), 0);
+        assert!(
+            config
+                .validate()
+                .is_err_and(|e| e.contains("no connections"))
+        );
+        config.size = 2;
+        config.knobs.min_idle = 3;
+        assert_eq!(config.validate(), config.knobs.validate(2));
     }
 }
