@@ -60,6 +60,31 @@ pub use crate::pool::Pool;
 pub use select::{Backend, Selector};
 
 /// The timed pool stage: `--conns` connections, one checkout per item.
+///
+/// # Examples
+///
+/// The stage as the binary runs it, on an embedded slow server, with two
+/// connections kept ready:
+///
+/// ```
+/// use pool::{Knobs, TimedPool};
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let stage = TimedPool {
+///     knobs: Knobs { min_idle: 2, ..Knobs::default() },
+///     ..TimedPool::default()
+/// };
+/// let settings = Settings {
+///     items: 20,
+///     conns: 4,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// let report = execute(&stage, &settings)?.report;
+/// assert_eq!((report.ok, report.lost, report.wrong), (20, 0, 0));
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TimedPool {
     /// Which system call waits (`--backend`).

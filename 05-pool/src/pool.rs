@@ -130,10 +130,46 @@ struct Member {
     armed_at: Instant,
 }
 
-// ANCHOR: pool
 /// A pool of up to `size` connections on one selector, handed out as
 /// exclusive checkouts in FIFO order, with every timeout on one deadline
 /// queue.
+///
+/// Everything runs on the caller's thread, in the caller's calls: a
+/// [`checkout`](Self::checkout) or a [`call`](Self::call) only queues
+/// work (and starts connects), and each [`turn`](Self::turn) waits once,
+/// does the I/O that became possible, fires the deadlines that passed,
+/// and hands back the calls that finished.
+///
+/// # Examples
+///
+/// The loop of the stage: one checkout per item, then turns until every
+/// call has finished.
+///
+/// ```
+/// use pool::{Backend, Config, Pool, Selector};
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig {
+///     latency: "1ms".parse().expect("a latency"),
+///     ..ServerConfig::default()
+/// })?;
+/// let mut pool = Pool::new(Selector::new(Backend::Epoll)?, Config::new(server.addr(), 2))?;
+/// for item in items(5, 1) {
+///     let checkout = pool.checkout()?;
+///     pool.call(&checkout, item)?;
+///     // `checkout` drops here: it ends once its call has run.
+/// }
+/// let mut done = Vec::new();
+/// while pool.outstanding() > 0 {
+///     pool.turn(&mut done)?;
+/// }
+/// assert_eq!(done.len(), 5);
+/// assert!(done.iter().all(|call| call.outcome.is_ok()));
+/// assert!(pool.stats().opened() <= 2, "{}", pool.stats().connections_line());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+// ANCHOR: pool
 pub struct Pool {
     config: Config,
     selector: Selector,
@@ -204,6 +240,24 @@ impl Pool {
     /// and nobody queued before it; otherwise it queues (and the pool opens
     /// a connection for it if it has room), for at most the checkout
     /// timeout. Calls can be made on it right away: they wait with it.
+    ///
+    /// ```
+    /// use pool::{Backend, Config, Pool, Selector};
+    /// use testbed::server::{ServerConfig, SlowServer};
+    /// use testbed::workload::items;
+    ///
+    /// let server = SlowServer::spawn(ServerConfig::default())?;
+    /// let mut pool = Pool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 1))?;
+    /// let (first, second) = (pool.checkout()?, pool.checkout()?);
+    /// pool.call(&second, items(1, 1).remove(0))?;
+    /// let mut done = Vec::new();
+    /// pool.turn(&mut done)?; // The one connection opens: `first` has it.
+    /// assert_eq!((pool.waiting(), done.len()), (1, 0));
+    /// drop(first); // Now `second` gets it, and its call runs.
+    /// pool.drain(&mut done)?;
+    /// assert_eq!(done[0].checkout, second.id());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     pub fn checkout(&mut self) -> io::Result<Checkout> {
         self.reap()?;
         let id = CheckoutId::new(self.next_checkout);
@@ -234,6 +288,25 @@ impl Pool {
     /// Makes a call on `checkout`: `item` is sent on its connection after
     /// the calls made before it. Its outcome comes back from a later
     /// [`turn`](Self::turn) (at once if the checkout already failed).
+    ///
+    /// ```
+    /// use pool::{Backend, Config, Pool, Selector};
+    /// use testbed::server::{ServerConfig, SlowServer};
+    /// use testbed::workload::items;
+    ///
+    /// let server = SlowServer::spawn(ServerConfig::default())?;
+    /// let mut pool = Pool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 3))?;
+    /// let checkout = pool.checkout()?;
+    /// for item in items(3, 1) {
+    ///     pool.call(&checkout, item)?; // In order, on one connection.
+    /// }
+    /// let mut done = Vec::new();
+    /// pool.drain(&mut done)?;
+    /// let order: Vec<u64> = done.iter().map(|call| call.item.0).collect();
+    /// assert_eq!(order, [0, 1, 2]);
+    /// assert!(done.iter().all(|call| call.slot == done[0].slot));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
     ///
     /// # Panics
     ///
