@@ -137,6 +137,10 @@ impl Pool {
     /// server closed it while it sat idle, restarted, sent garbage) says
     /// nothing about whether a new connect would work: it is a close, with
     /// its reason, and the pool replaces it at once if it needs to.
+    ///
+    /// The `503` arrives one of two ways: as the `refused` outcome of the
+    /// connection's first call, or, on a connection with no call yet, found
+    /// by `turned_away` before the slot reads it.
     fn bury(&mut self, id: SlotId, reason: CloseReason, fatal: Option<Failure>) -> io::Result<()> {
         let holder = self.member(id).holder;
         self.close_member(id, reason)?;

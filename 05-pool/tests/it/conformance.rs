@@ -39,7 +39,7 @@ fn every_knob_at_once_still_conforms() {
 
 #[test]
 fn hung_requests_fail_with_timeout_and_nothing_else_does() {
-    // The second "done when" run, at the size of a test (with the
+    // The chapter's run with hangs, at the size of a test (with the
     // battery's 100 ms read timeout: a loaded machine can delay a 1 ms
     // reply by tens of milliseconds, and it must not count as a hang).
     let settings = Settings {
