@@ -25,6 +25,7 @@ use crate::stats::CloseReason;
 // ANCHOR: handle_events
 /// Events: handshakes and replies.
 impl Pool {
+    /// Hands each event of the last wait to the place it is about.
     pub(super) fn handle_events(&mut self) -> io::Result<()> {
         let events = std::mem::take(&mut self.events);
         for event in &events {
@@ -167,9 +168,9 @@ impl Pool {
 }
 // ANCHOR_END: handle_events
 
-/// How many bytes of a line the pool looks at to recognise a `503`: the
-/// testbed's is `503 busy`, and a reason longer than this is not a refusal
-/// it knows.
+/// How much of a fresh connection's first line the pool peeks at. The
+/// status code is what matters; a `503` line fits whole (the testbed's is
+/// `503 busy`), and a longer one is still read as `503`.
 const PEEK_LEN: usize = 64;
 
 /// The server's refusal, if it sent one, on a connection that has carried
