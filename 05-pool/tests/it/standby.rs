@@ -95,15 +95,17 @@ fn standbys_the_server_closes_are_replaced_at_once_not_failed_connects() {
 
 #[test]
 fn a_standby_the_server_turns_away_with_503_is_a_failed_connect() {
-    // One connection at a time: the pool's second standby gets `503 busy`
-    // as soon as the server accepts it.
-    let server = SlowServer::spawn(ServerConfig {
-        max_conns: Some(1),
-        ..server_config("1ms", "none", 1)
-    })
-    .expect("a server");
-    let addr = server.addr();
     for backend in Backend::ALL {
+        // One connection at a time: the pool's second standby gets `503
+        // busy` as soon as the server accepts it. A server per backend: the
+        // server notices a client's close only when it next reads, so the
+        // previous pool's connection could still count against the limit.
+        let server = SlowServer::spawn(ServerConfig {
+            max_conns: Some(1),
+            ..server_config("1ms", "none", 1)
+        })
+        .expect("a server");
+        let addr = server.addr();
         let (stats, journal) = bounded(move || {
             let mut pool = new_pool(backend, addr, 2, |c| {
                 c.knobs.min_idle = 2;
@@ -135,7 +137,6 @@ fn a_standby_the_server_turns_away_with_503_is_a_failed_connect() {
             "{backend}: the refused connection is closed"
         );
     }
-    drop(server);
 }
 
 #[test]
