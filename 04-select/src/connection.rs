@@ -139,7 +139,10 @@ impl Connection {
     /// Checks whether the handshake is over (the rule is
     /// [`nonblocking::connect_finished`]'s): `Ok(true)` when connected,
     /// `Ok(false)` when still in progress, the connect's error otherwise.
-    fn finish_connect(&mut self) -> io::Result<bool> {
+    /// [`on_ready`](Self::on_ready) calls it; a caller that watches the
+    /// handshake alone (stage 5 keeps a connection out of its pool until
+    /// then) calls it when the socket reports writable.
+    pub fn finish_connect(&mut self) -> io::Result<bool> {
         let done = nonblocking::connect_finished(&self.stream)?;
         self.connecting = !done;
         Ok(done)

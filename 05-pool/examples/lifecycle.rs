@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use pool::journal::{Entry, Happening};
 use pool::stats::CloseReason;
-use pool::{Backend, Client, Completion, Config, Selector};
+use pool::{Backend, Config, FinishedCall, Pool, Selector};
 use select::slot::SlotId;
 use testbed::server::{ServerConfig, SlowServer};
 use testbed::workload::{Item, items};
@@ -50,25 +50,25 @@ fn scene_one() -> io::Result<()> {
     config.knobs.max_uses = Some(4);
     config.knobs.idle_timeout = Some(15 * MS);
     config.knobs.min_idle = 1;
-    let mut client = Client::new(Selector::new(Backend::Epoll)?, config)?;
-    client.keep_journal();
+    let mut pool = Pool::new(Selector::new(Backend::Epoll)?, config)?;
+    pool.keep_journal();
     let start = Instant::now();
     let mut log = Vec::new();
 
     let work = items(26, 1);
-    run_window(&mut client, &work[..18], &mut log)?;
-    idle_for(&mut client, 40 * MS)?;
+    run_window(&mut pool, &work[..18], &mut log)?;
+    idle_for(&mut pool, 40 * MS)?;
     for item in &work[18..] {
-        run_window(&mut client, std::slice::from_ref(item), &mut log)?;
+        run_window(&mut pool, std::slice::from_ref(item), &mut log)?;
     }
-    client.close(&mut Vec::new())?;
+    pool.close(&mut Vec::new())?;
 
     println!(
         "scene 1: 3 connections at most, read timeout 12 ms, max uses 4, idle timeout 15 ms, min idle 1"
     );
     println!("         18 items at once, 40 ms of nothing, then 8 items one at a time");
-    draw(start, client.journal(), &log, 3);
-    summary(&client, &log);
+    draw(start, pool.journal(), &log, 3);
+    summary(&pool, &log);
     Ok(())
 }
 
@@ -76,8 +76,8 @@ fn scene_one() -> io::Result<()> {
 fn scene_two() -> io::Result<()> {
     let server = SlowServer::spawn(server_config("3ms", "none", 1))?;
     let addr = server.addr();
-    let mut client = Client::new(Selector::new(Backend::Epoll)?, Config::new(addr, 3))?;
-    client.keep_journal();
+    let mut pool = Pool::new(Selector::new(Backend::Epoll)?, Config::new(addr, 3))?;
+    pool.keep_journal();
     let start = Instant::now();
     let mut log = Vec::new();
 
@@ -85,9 +85,9 @@ fn scene_two() -> io::Result<()> {
     let mut server = Some(server);
     let mut restart = None;
     let mut queue = work.iter().cloned().peekable();
-    while queue.peek().is_some() || client.outstanding() > 0 {
-        feed(&mut client, &mut queue)?;
-        collect(&mut client, &mut log)?;
+    while queue.peek().is_some() || pool.outstanding() > 0 {
+        feed(&mut pool, &mut queue)?;
+        collect(&mut pool, &mut log)?;
         if log.len() >= 9
             && let Some(running) = server.take()
         {
@@ -95,18 +95,18 @@ fn scene_two() -> io::Result<()> {
             restart = Some(restart_later(addr, 40 * MS));
         }
     }
-    client.close(&mut Vec::new())?;
+    pool.close(&mut Vec::new())?;
     drop(restart);
 
     println!("scene 2: the server is killed after 9 items, and back 40 ms later");
-    draw(start, client.journal(), &log, 3);
-    summary(&client, &log);
+    draw(start, pool.journal(), &log, 3);
+    summary(&pool, &log);
     Ok(())
 }
 
 /// The pool's counters, and which items failed how.
-fn summary(client: &Client, log: &[Logged]) {
-    println!("  pool: {}", client.stats().connections_line());
+fn summary(pool: &Pool, log: &[Logged]) {
+    println!("  pool: {}", pool.stats().connections_line());
     let mut failed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (call, _) in log {
         if let Err(failure) = &call.outcome {
@@ -145,48 +145,48 @@ fn restart_later(addr: SocketAddr, delay: Duration) -> std::sync::mpsc::Sender<(
 }
 
 /// A finished call and the time the loop handed it back.
-type Logged = (Completion, Instant);
+type Logged = (FinishedCall, Instant);
 
 /// Sends `work` as the stage does, and waits for all of it.
-fn run_window(client: &mut Client, work: &[Item], log: &mut Vec<Logged>) -> io::Result<()> {
+fn run_window(pool: &mut Pool, work: &[Item], log: &mut Vec<Logged>) -> io::Result<()> {
     let mut queue = work.iter().cloned().peekable();
-    while queue.peek().is_some() || client.outstanding() > 0 {
-        feed(client, &mut queue)?;
-        collect(client, log)?;
+    while queue.peek().is_some() || pool.outstanding() > 0 {
+        feed(pool, &mut queue)?;
+        collect(pool, log)?;
     }
     Ok(())
 }
 
 /// The stage's producer: one checkout per item, at most `size` queued.
 fn feed(
-    client: &mut Client,
+    pool: &mut Pool,
     queue: &mut std::iter::Peekable<impl Iterator<Item = Item>>,
 ) -> io::Result<()> {
-    while client.waiting() < client.config().size
+    while pool.waiting() < pool.config().size
         && let Some(item) = queue.next()
     {
-        let checkout = client.checkout()?;
-        client.call(&checkout, item)?;
+        let checkout = pool.checkout()?;
+        pool.call(&checkout, item)?;
     }
     Ok(())
 }
 
 /// One turn, logging what finished.
-fn collect(client: &mut Client, log: &mut Vec<Logged>) -> io::Result<()> {
+fn collect(pool: &mut Pool, log: &mut Vec<Logged>) -> io::Result<()> {
     let mut done = Vec::new();
-    client.turn(&mut done)?;
+    pool.turn(&mut done)?;
     let now = Instant::now();
     log.extend(done.into_iter().map(|c| (c, now)));
     Ok(())
 }
 
 /// Lets the pool's timers run for `quiet` with no work.
-fn idle_for(client: &mut Client, quiet: Duration) -> io::Result<()> {
+fn idle_for(pool: &mut Pool, quiet: Duration) -> io::Result<()> {
     let until = Instant::now() + quiet;
     while Instant::now() < until {
         // `turn` sleeps until the next idle timer; with none left it
         // returns at once, so pace the loop.
-        client.turn(&mut Vec::new())?;
+        pool.turn(&mut Vec::new())?;
         thread::sleep(MS / 2);
     }
     Ok(())

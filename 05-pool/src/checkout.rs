@@ -23,7 +23,7 @@
 //! borrowed elsewhere), so it leaves its id in a list the pool shares with
 //! it, and the pool finishes the release on its next call.
 //!
-//! Not here: granting connections and running calls ([`crate::client`]).
+//! Not here: granting connections and running calls ([`crate::pool`]).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -41,7 +41,19 @@ use select::slot::SlotId;
 /// A checkout's number: checkouts are numbered in the order they were
 /// asked for, so a lower id was asked for first (FIFO order is id order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CheckoutId(pub u64);
+pub struct CheckoutId(u64);
+
+impl CheckoutId {
+    /// The `n`th checkout a pool was asked for, counting from 0.
+    pub(crate) fn new(n: u64) -> CheckoutId {
+        CheckoutId(n)
+    }
+
+    /// Its number: how many checkouts of its pool were asked for before it.
+    pub fn number(self) -> u64 {
+        self.0
+    }
+}
 
 impl fmt::Display for CheckoutId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -77,7 +89,7 @@ impl Checkout {
         }
     }
 
-    /// This checkout's id (it appears in every [`Completion`] of its
+    /// This checkout's id (it appears in every [`FinishedCall`] of its
     /// calls).
     pub fn id(&self) -> CheckoutId {
         self.id
@@ -97,7 +109,7 @@ impl fmt::Debug for Checkout {
 
 /// A finished call, as the pool hands it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completion {
+pub struct FinishedCall {
     /// The item the call sent.
     pub item: ItemId,
     /// The checkout it was made on.
@@ -174,8 +186,8 @@ pub(crate) fn never_ran(
     checkout: CheckoutId,
     made: Instant,
     failure: Failure,
-) -> Completion {
-    Completion {
+) -> FinishedCall {
+    FinishedCall {
         item,
         checkout,
         slot: None,

@@ -8,10 +8,12 @@
 //! AnyEvent::Task, the seed of the checkout model (`max_workers`,
 //! `min_workers`, `max_checkouts`, `timeout`, `dont_refork_after_error`).
 //!
-//! Not here: the mechanism that enforces them ([`crate::client`]).
+//! Not here: the mechanism that enforces them ([`crate::Pool`]).
 
 use std::net::SocketAddr;
 use std::time::Duration;
+
+pub use testbed::stage::DEFAULT_CONNECT_TIMEOUT;
 
 use testbed::protocol::Phases;
 
@@ -22,12 +24,6 @@ use crate::backoff::Backoff;
 /// server is down should learn it sooner, and a server restart (the case
 /// this wait exists for) takes milliseconds.
 pub const DEFAULT_CHECKOUT_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// How long a TCP handshake may take. Loopback answers in microseconds; a
-/// server that drops SYNs instead of refusing them would otherwise hold a
-/// place in the pool for the kernel's own limit, about two minutes on
-/// Linux (`tcp_syn_retries` = 6).
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
 // ANCHOR: knobs
 /// The limits of a pool beyond its size: every field is optional policy,
@@ -63,11 +59,6 @@ pub struct Knobs {
     /// keep up, or a server that is down, each caller waiting forever
     /// instead of hearing "not now".
     pub checkout_timeout: Option<Duration>,
-    /// Give up on a handshake that takes this long, and back off.
-    ///
-    /// Prevents: a server that drops handshakes holding places in the pool
-    /// for minutes.
-    pub connect_timeout: Duration,
     /// Return a connection to the pool after its checkout saw an error
     /// answer (`NAK`, `500`) (`--reuse-after-error`; AnyEvent::Task's
     /// `dont_refork_after_error`). Off by default: the connection is closed.
@@ -85,6 +76,24 @@ pub struct Knobs {
 }
 // ANCHOR_END: knobs
 
+impl Knobs {
+    /// Checks the knobs make sense for a pool of `size` connections; the
+    /// error says which does not. (The size itself is [`Config`]'s to
+    /// check.)
+    pub fn validate(&self, size: usize) -> Result<(), String> {
+        if self.min_idle > size {
+            return Err(format!(
+                "min_idle ({}) is larger than the pool's size ({size})",
+                self.min_idle
+            ));
+        }
+        if self.max_uses == Some(0) {
+            return Err("max_uses must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
 impl Default for Knobs {
     fn default() -> Knobs {
         Knobs {
@@ -92,7 +101,6 @@ impl Default for Knobs {
             max_uses: None,
             min_idle: 0,
             checkout_timeout: Some(DEFAULT_CHECKOUT_TIMEOUT),
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             reuse_after_error: false,
             backoff: Backoff::default(),
             seed: 1,
@@ -100,7 +108,7 @@ impl Default for Knobs {
     }
 }
 
-/// Everything a [`crate::client::Client`] needs: where, how many, which
+/// Everything a [`crate::Pool`] needs: where, how many, which
 /// request shape, how long to wait for a reply, and the knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
@@ -120,19 +128,27 @@ pub struct Config {
     /// late reply may still come, and would be read as the answer to the
     /// next request.
     pub read_timeout: Option<Duration>,
+    /// Give up on a handshake that takes this long, and back off
+    /// (`--connect-timeout`, shared by every stage).
+    ///
+    /// Prevents: a server that drops SYNs instead of refusing them holding
+    /// a place in the pool for the kernel's own limit, about two minutes on
+    /// Linux (`tcp_syn_retries` = 6).
+    pub connect_timeout: Duration,
     /// The other limits.
     pub knobs: Knobs,
 }
 
 impl Config {
     /// A pool of `size` connections to `server`, two-phase requests, no
-    /// read timeout, default knobs.
+    /// read timeout, the shared default connect timeout, default knobs.
     pub fn new(server: SocketAddr, size: usize) -> Config {
         Config {
             server,
             size,
             phases: Phases::Two,
             read_timeout: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             knobs: Knobs::default(),
         }
     }
@@ -142,15 +158,39 @@ impl Config {
         if self.size == 0 {
             return Err("a pool of no connections can send nothing".into());
         }
-        if self.knobs.min_idle > self.size {
-            return Err(format!(
-                "min_idle ({}) is larger than the pool's size ({})",
-                self.knobs.min_idle, self.size
-            ));
-        }
-        if self.knobs.max_uses == Some(0) {
-            return Err("max_uses must be at least 1".into());
-        }
-        Ok(())
+        self.knobs.validate(self.size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knobs_are_checked_against_the_size_alone() {
+        let knobs = Knobs {
+            min_idle: 3,
+            ..Knobs::default()
+        };
+        assert_eq!(knobs.validate(3), Ok(()));
+        assert!(knobs.validate(2).is_err_and(|e| e.contains("min_idle (3)")));
+        let worn = Knobs {
+            max_uses: Some(0),
+            ..Knobs::default()
+        };
+        assert!(worn.validate(3).is_err_and(|e| e.contains("max_uses")));
+    }
+
+    #[test]
+    fn a_config_checks_its_size_then_its_knobs() {
+        let mut config = Config::new(([127, 0, 0, 1], 1).into(), 0);
+        assert!(
+            config
+                .validate()
+                .is_err_and(|e| e.contains("no connections"))
+        );
+        config.size = 2;
+        config.knobs.min_idle = 3;
+        assert_eq!(config.validate(), config.knobs.validate(2));
     }
 }

@@ -3,8 +3,8 @@
 //! check the pool's invariants from the outside.
 //!
 //! Off by default (a long run would fill memory with it); turn it on with
-//! [`crate::client::Client::keep_journal`]. Items' own outcomes are not
-//! here: they are the [`crate::checkout::Completion`]s.
+//! [`crate::Pool::keep_journal`]. Items' own outcomes are not
+//! here: they are the [`crate::FinishedCall`]s.
 
 use std::time::{Duration, Instant};
 
@@ -72,7 +72,7 @@ pub struct Entry {
 
 /// The log, when kept.
 #[derive(Debug, Default)]
-pub struct Journal {
+pub(crate) struct Journal {
     entries: Option<Vec<Entry>>,
 }
 

@@ -20,14 +20,19 @@
 //!
 //! Read in this order:
 //!
-//! - [`timers`]: the deadline queue, with cancellation;
+//! - `timers.rs`: the deadline queue, with cancellation;
 //! - [`backoff`]: exponential backoff with jitter, for reconnects;
 //! - [`config`]: the knobs, each with the failure it prevents;
-//! - [`checkout`]: the exclusive checkout, its handle and its outcome;
-//! - [`client`]: the pool itself, built on stage 4's [`select::Selector`],
-//!   [`select::connection::Connection`] and [`select::slot::Slot`];
+//! - `checkout.rs`: the exclusive [`Checkout`], its id and the
+//!   [`FinishedCall`]s it yields;
+//! - `pool.rs` and `pool/`: the [`Pool`] itself, built on stage 4's
+//!   [`select::Selector`], [`select::connection::Connection`] and
+//!   [`select::slot::Slot`];
 //! - [`stats`] and [`journal`]: what the pool counts, and what it did;
 //! - this file: the stage, one checkout per item.
+//!
+//! The files named without a link are private to the crate; what they
+//! export is re-exported here.
 //!
 //! Not here: threads (everything runs on the caller's thread, as in stage
 //! 4), and any retry of a failed *request* (a pool retries connects; only
@@ -36,12 +41,12 @@
 #![forbid(unsafe_code)]
 
 pub mod backoff;
-pub mod checkout;
-pub mod client;
+mod checkout;
 pub mod config;
 pub mod journal;
+mod pool;
 pub mod stats;
-pub mod timers;
+mod timers;
 
 use std::collections::BTreeMap;
 
@@ -49,21 +54,46 @@ use testbed::duration::format_duration;
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::Lane;
 
-pub use crate::checkout::{Checkout, CheckoutId, Completion};
-pub use crate::client::Client;
+pub use crate::checkout::{Checkout, CheckoutId, FinishedCall};
 pub use crate::config::{Config, Knobs};
+pub use crate::pool::Pool;
 pub use select::{Backend, Selector};
 
 /// The timed pool stage: `--conns` connections, one checkout per item.
+///
+/// # Examples
+///
+/// The stage as the binary runs it, on an embedded slow server, with two
+/// connections kept ready:
+///
+/// ```
+/// use pool::{Knobs, TimedPool};
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let stage = TimedPool {
+///     knobs: Knobs { min_idle: 2, ..Knobs::default() },
+///     ..TimedPool::default()
+/// };
+/// let settings = Settings {
+///     items: 20,
+///     conns: 4,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// let report = execute(&stage, &settings)?.report;
+/// assert_eq!((report.ok, report.lost, report.wrong), (20, 0, 0));
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Pool {
+pub struct TimedPool {
     /// Which system call waits (`--backend`).
     pub backend: Backend,
     /// Timeouts, recycling, the hot standby, the queue (the stage flags).
     pub knobs: Knobs,
 }
 
-impl Stage for Pool {
+impl Stage for TimedPool {
     fn name(&self) -> String {
         "pool".into()
     }
@@ -76,29 +106,28 @@ impl Stage for Pool {
             size: scenario.conns,
             phases: scenario.phases,
             read_timeout: scenario.read_timeout,
+            connect_timeout: scenario.connect_timeout,
             knobs: self.knobs,
         };
         let selector = Selector::new(self.backend)?;
-        let mut client = Client::new(selector, config).map_err(|e| pool_error(e, self.backend))?;
+        let mut pool = Pool::new(selector, config).map_err(|e| pool_error(e, self.backend))?;
         let mut items = scenario.items.iter().cloned().peekable();
         let mut done = Vec::new();
-        while items.peek().is_some() || client.outstanding() > 0 {
+        while items.peek().is_some() || pool.outstanding() > 0 {
             // The producer: one checkout per item, one call per checkout,
             // and never more than `size` checkouts queued. Enough that a
             // connection that comes free always finds work waiting; few
             // enough that the checkout timeout measures the pool, not the
             // length of the list.
-            while client.waiting() < config.size
+            while pool.waiting() < config.size
                 && let Some(item) = items.next()
             {
-                let checkout = client.checkout().map_err(|e| pool_error(e, self.backend))?;
-                client
-                    .call(&checkout, item)
+                let checkout = pool.checkout().map_err(|e| pool_error(e, self.backend))?;
+                pool.call(&checkout, item)
                     .map_err(|e| pool_error(e, self.backend))?;
                 // `checkout` drops here: the checkout ends after its call.
             }
-            client
-                .turn(&mut done)
+            pool.turn(&mut done)
                 .map_err(|e| pool_error(e, self.backend))?;
             for call in done.drain(..) {
                 store.record(
@@ -109,12 +138,11 @@ impl Stage for Pool {
                 )?;
             }
         }
-        client
-            .close(&mut done)
+        pool.close(&mut done)
             .map_err(|e| pool_error(e, self.backend))?;
         // ANCHOR_END: run
         debug_assert!(done.is_empty(), "every call was recorded in the loop");
-        Ok(run_stats(&client, scenario))
+        Ok(run_stats(&pool, scenario))
     }
 }
 
@@ -136,19 +164,19 @@ fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
 }
 
 /// The pool's figures, for the report.
-fn run_stats(client: &Client, scenario: &Scenario) -> RunStats {
-    let stats = client.stats();
-    let knobs = client.config().knobs;
+fn run_stats(pool: &Pool, scenario: &Scenario) -> RunStats {
+    let stats = pool.stats();
+    let knobs = pool.config().knobs;
     let off = |d: Option<std::time::Duration>| d.map_or("off".to_owned(), format_duration);
     let mut extra = BTreeMap::new();
-    extra.insert("backend".to_owned(), client.backend().as_str().into());
+    extra.insert("backend".to_owned(), pool.backend().as_str().into());
     extra.insert("pool".to_owned(), stats.connections_line().into());
     extra.insert("queue".to_owned(), stats.queue_line().into());
     extra.insert(
         "knobs".to_owned(),
         format!(
             "read timeout {}, idle timeout {}, max uses {}, min idle {}, checkout timeout {}{}",
-            off(client.config().read_timeout),
+            off(pool.config().read_timeout),
             off(knobs.idle_timeout),
             knobs.max_uses.map_or("off".to_owned(), |n| n.to_string()),
             knobs.min_idle,

@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use pool::config::{Config, Knobs};
-use pool::{Backend, Pool};
+use pool::{Backend, Knobs, TimedPool};
 use testbed::cli::{Settings, parse_or_exit, usage_error};
 use testbed::duration::{DURATION_FORMS, parse_duration};
 
@@ -73,12 +72,10 @@ fn main() -> ExitCode {
         ..Knobs::default()
     };
     // The knobs must fit the size: say which flag does not, with status 2.
-    let mut check = Config::new(([127, 0, 0, 1], 0).into(), args.settings.conns);
-    check.knobs = knobs;
-    if let Err(problem) = check.validate() {
+    if let Err(problem) = knobs.validate(args.settings.conns) {
         return usage_error(&format!("--min-idle/--conns: {problem}"));
     }
-    let stage = Pool {
+    let stage = TimedPool {
         backend: args.backend,
         knobs,
     };

@@ -77,17 +77,87 @@ impl ClosedBy {
     }
 }
 
+/// The pool's connections, counted as they come and go: how many are
+/// opening and open now, how many opened and closed so far, the most at
+/// once.
+///
+/// These counts must agree with each other, and they change in four
+/// places of the pool (a connect starts, a handshake ends with or without
+/// a connection, a connection closes). Each place calls one method here,
+/// and the number of open connections is not kept at all: it is derived.
+///
+/// # Invariant
+///
+/// `open() == opened - closed.total()`, by construction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Census {
+    /// Handshakes in progress.
+    opening: usize,
+    /// Connections whose handshake finished.
+    opened: u64,
+    /// Connections closed, by reason.
+    closed: ClosedBy,
+    /// The most connections open or opening at once.
+    peak: usize,
+}
+
+impl Census {
+    /// A connect started.
+    pub(crate) fn connecting(&mut self) {
+        self.opening += 1;
+        self.peak = self.peak.max(self.live());
+    }
+
+    /// A handshake finished: the connection is open.
+    pub(crate) fn connected(&mut self) {
+        self.handshake_over();
+        self.opened += 1;
+    }
+
+    /// A handshake ended without a connection: it failed, timed out, or
+    /// the pool closed.
+    pub(crate) fn abandoned(&mut self) {
+        self.handshake_over();
+    }
+
+    /// An open connection closed, for `reason`.
+    pub(crate) fn closed(&mut self, reason: CloseReason) {
+        debug_assert!(self.open() > 0, "closing a connection that is not open");
+        self.closed.add(reason);
+    }
+
+    /// Connections open now.
+    pub(crate) fn open(&self) -> usize {
+        let open = self.opened - self.closed.total();
+        usize::try_from(open).expect("no more connections are open than fit in memory")
+    }
+
+    /// Handshakes in progress now.
+    pub(crate) fn opening(&self) -> usize {
+        self.opening
+    }
+
+    /// Connections open or opening now: what the pool's size limits.
+    pub(crate) fn live(&self) -> usize {
+        self.open() + self.opening
+    }
+
+    fn handshake_over(&mut self) {
+        self.opening = self
+            .opening
+            .checked_sub(1)
+            .expect("a handshake ends only after it started");
+    }
+}
+
 /// The pool's counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Connections whose handshake finished.
-    pub opened: u64,
-    /// Connects that failed (refused, timed out, closed before any use).
+pub struct Stats {
+    /// Connections opening, open, opened and closed.
+    pub(crate) census: Census,
+    /// Connects that failed: refused, timed out, or turned away with
+    /// `503 busy` (a connection that dies later is a close, not one of these).
     pub connect_failures: u64,
-    /// Connections closed, by reason.
-    pub closed: ClosedBy,
-    /// The most connections open or opening at once.
-    pub peak: usize,
     /// Checkouts asked for.
     pub checkouts: u64,
     /// Checkouts that found no free connection and queued.
@@ -103,7 +173,7 @@ pub struct PoolStats {
     pub asleep: Duration,
 }
 
-impl PoolStats {
+impl Stats {
     /// The `p`th percentile (0 to 100, nearest rank) of the queued
     /// checkouts' waits; `None` if none queued.
     pub fn wait_percentile(&self, p: f64) -> Option<Duration> {
@@ -114,8 +184,19 @@ impl PoolStats {
         sorted.get(index).map(|&us| Duration::from_micros(us))
     }
 
-    pub(crate) fn closed(&mut self, reason: CloseReason) {
-        self.closed.add(reason);
+    /// Connections whose handshake finished.
+    pub fn opened(&self) -> u64 {
+        self.census.opened
+    }
+
+    /// Connections closed, by reason.
+    pub fn closed(&self) -> &ClosedBy {
+        &self.census.closed
+    }
+
+    /// The most connections open or opening at once.
+    pub fn peak(&self) -> usize {
+        self.census.peak
     }
 
     pub(crate) fn waited(&mut self, wait: Duration) {
@@ -125,10 +206,11 @@ impl PoolStats {
 
     /// A one-line summary of the connections, for the report.
     pub fn connections_line(&self) -> String {
+        let closed = self.closed();
         let by: Vec<String> = CloseReason::ALL
             .into_iter()
-            .filter(|&r| self.closed.get(r) > 0)
-            .map(|r| format!("{r} {}", self.closed.get(r)))
+            .filter(|&r| closed.get(r) > 0)
+            .map(|r| format!("{r} {}", closed.get(r)))
             .collect();
         let by = if by.is_empty() {
             String::new()
@@ -137,9 +219,9 @@ impl PoolStats {
         };
         format!(
             "{} opened, peak {}, {} closed{by}, {} failed connects",
-            self.opened,
-            self.peak,
-            self.closed.total(),
+            self.opened(),
+            self.peak(),
+            closed.total(),
             self.connect_failures
         )
     }
@@ -182,7 +264,7 @@ mod tests {
 
     #[test]
     fn percentiles_are_nearest_rank() {
-        let mut stats = PoolStats::default();
+        let mut stats = Stats::default();
         assert_eq!(stats.wait_percentile(50.0), None);
         for ms in 1..=100 {
             stats.waited(Duration::from_millis(ms));
@@ -196,16 +278,37 @@ mod tests {
 
     #[test]
     fn closes_are_counted_by_reason() {
-        let mut stats = PoolStats::default();
-        stats.closed(CloseReason::MaxUses);
-        stats.closed(CloseReason::MaxUses);
-        stats.closed(CloseReason::Timeout);
-        assert_eq!(stats.closed.get(CloseReason::MaxUses), 2);
-        assert_eq!(stats.closed.total(), 3);
+        let mut stats = Stats::default();
+        for _ in 0..3 {
+            stats.census.connecting();
+            stats.census.connected();
+        }
+        stats.census.closed(CloseReason::MaxUses);
+        stats.census.closed(CloseReason::MaxUses);
+        stats.census.closed(CloseReason::Timeout);
+        assert_eq!(stats.closed().get(CloseReason::MaxUses), 2);
+        assert_eq!(stats.closed().total(), 3);
         assert!(
             stats
                 .connections_line()
                 .contains("3 closed (max_uses 2, timeout 1)")
         );
+    }
+
+    #[test]
+    fn the_census_derives_open_from_opened_and_closed() {
+        let mut census = Census::default();
+        for _ in 0..3 {
+            census.connecting();
+        }
+        assert_eq!((census.opening(), census.open(), census.peak), (3, 0, 3));
+        census.connected();
+        census.connected();
+        census.abandoned();
+        assert_eq!((census.opening(), census.open(), census.live()), (0, 2, 2));
+        census.closed(CloseReason::Idle);
+        census.connecting();
+        assert_eq!((census.open(), census.live(), census.opened), (1, 2, 2));
+        assert_eq!(census.peak, 3, "the most at once, not the most ever");
     }
 }

@@ -160,7 +160,7 @@ pub const CONTENDERS: &[Contender] = &[
         },
     ),
     Contender::rung("pool", &[LatencyBound, Uneven, Overhead, Scale], || {
-        Box::new(pool::Pool::default())
+        Box::new(pool::TimedPool::default())
     }),
     Contender::rung(
         "scheduler",

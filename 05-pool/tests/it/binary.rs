@@ -1,5 +1,5 @@
 //! `05-pool` as a user runs it: flags, exit statuses, JSON, and the
-//! issue's "done when" runs that a test can afford.
+//! chapter's runs that a test can afford.
 
 use std::time::Duration;
 
@@ -27,10 +27,10 @@ fn json_is_one_object_with_the_pool_figures() {
 
 #[test]
 fn hangs_drops_and_garbage_with_a_read_timeout() {
-    // The second "done when" command, with a 150 ms read timeout
-    // instead of 50 ms: this is a debug build sharing the machine with the
-    // other tests, which can delay a 2 ms reply by more than 50 ms, and a
-    // late reply must not count as a hang. (The release binary runs the
+    // The chapter's run with hangs, drops and garbage, with a 150 ms read
+    // timeout instead of 50 ms: this is a debug build sharing the machine
+    // with the other tests, which can delay a 2 ms reply by more than
+    // 50 ms, and a late reply must not count as a hang. (The release binary runs the
     // command as it is: see chapter 5.)
     let args = [
         "--items",
@@ -60,7 +60,7 @@ fn hangs_drops_and_garbage_with_a_read_timeout() {
 
 #[test]
 fn max_uses_10_opens_about_one_connection_per_10_items() {
-    // The third "done when" run, at 1 ms instead of 10 ms: the
+    // The chapter's `--max-uses 10` run, at 1 ms instead of 10 ms: the
     // count does not depend on the latency. Each connection carries at
     // most 10 requests, and only the ones still open at the end (at most
     // `--conns`) carry fewer.

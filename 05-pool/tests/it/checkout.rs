@@ -2,13 +2,13 @@
 //! fatal error that stays, no reuse after an error unless configured.
 
 use pool::stats::CloseReason;
-use pool::{Backend, Completion};
+use pool::{Backend, FinishedCall};
 use testbed::faults::FaultPlan;
 use testbed::outcome::ErrorKind;
 use testbed::protocol::Phases;
 use testbed::workload::{Item, items};
 
-use crate::util::{MS, bounded, client, server};
+use crate::util::{MS, bounded, new_pool, server};
 
 /// The first `n` items (of seed 1) for which the server, with `plan` and
 /// seed 1, forces `kind` (`None`: a success).
@@ -23,7 +23,7 @@ fn items_that(plan: &str, kind: Option<ErrorKind>, n: usize) -> Vec<Item> {
     found
 }
 
-fn kinds(done: &[Completion]) -> Vec<Option<ErrorKind>> {
+fn kinds(done: &[FinishedCall]) -> Vec<Option<ErrorKind>> {
     done.iter()
         .map(|c| c.outcome.as_ref().err().map(|f| f.kind))
         .collect()
@@ -36,7 +36,7 @@ fn calls_on_a_checkout_run_in_order_on_one_connection() {
         let addr = server.addr();
         let done = bounded(move || {
             // ANCHOR: in_order
-            let mut pool = client(backend, addr, 3, |_| {});
+            let mut pool = new_pool(backend, addr, 3, |_| {});
             let (a, b) = (pool.checkout().expect("a"), pool.checkout().expect("b"));
             let work = items(10, 1);
             for pair in work.chunks(2) {
@@ -50,7 +50,10 @@ fn calls_on_a_checkout_run_in_order_on_one_connection() {
         });
         assert!(done.iter().all(|c| c.outcome.is_ok()), "{backend}");
         for checkout in [0, 1] {
-            let mine: Vec<&Completion> = done.iter().filter(|c| c.checkout.0 == checkout).collect();
+            let mine: Vec<&FinishedCall> = done
+                .iter()
+                .filter(|c| c.checkout.number() == checkout)
+                .collect();
             let ids: Vec<u64> = mine.iter().map(|c| c.item.0).collect();
             let mut in_order = ids.clone();
             in_order.sort_unstable();
@@ -71,7 +74,7 @@ fn a_second_checkout_waits_until_the_first_is_dropped() {
     let server = server("2ms", "none", 1);
     let addr = server.addr();
     bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 1, |_| {});
+        let mut pool = new_pool(Backend::Epoll, addr, 1, |_| {});
         let work = items(2, 1);
         let first = pool.checkout().expect("first");
         pool.call(&first, work[0].clone()).expect("call");
@@ -104,7 +107,7 @@ fn a_fatal_error_stays_on_its_checkout() {
     let fine = items_that("hang=0.3", None, 4);
     bounded(move || {
         // Far above the 1 ms service time: only the hang may time out.
-        let mut pool = client(Backend::Epoll, addr, 2, |c| {
+        let mut pool = new_pool(Backend::Epoll, addr, 2, |c| {
             c.read_timeout = Some(150 * MS);
         });
         let checkout = pool.checkout().expect("checkout");
@@ -127,7 +130,7 @@ fn a_fatal_error_stays_on_its_checkout() {
         pool.turn(&mut later).expect("turn");
         assert_eq!(kinds(&later), [Some(ErrorKind::Timeout)]);
         assert_eq!(later[0].slot, None);
-        assert_eq!(pool.stats().closed.get(CloseReason::Timeout), 1);
+        assert_eq!(pool.stats().closed().get(CloseReason::Timeout), 1);
         // Another checkout is not affected.
         drop(checkout);
         let other = pool.checkout().expect("other");
@@ -146,7 +149,7 @@ fn after_an_error_answer_the_connection_is_closed_unless_configured() {
     for reuse in [false, true] {
         let (refused, fine) = (refused.clone(), fine.clone());
         bounded(move || {
-            let mut pool = client(Backend::Poll, addr, 2, |c| {
+            let mut pool = new_pool(Backend::Poll, addr, 2, |c| {
                 c.knobs.reuse_after_error = reuse;
             });
             let checkout = pool.checkout().expect("checkout");
@@ -160,7 +163,7 @@ fn after_an_error_answer_the_connection_is_closed_unless_configured() {
             assert_eq!(done[0].slot, done[1].slot);
             drop(checkout);
             pool.turn(&mut done).expect("turn: the drop is seen");
-            let closed = pool.stats().closed.get(CloseReason::Error);
+            let closed = pool.stats().closed().get(CloseReason::Error);
             if reuse {
                 assert_eq!((closed, pool.idle()), (0, 1));
             } else {
@@ -176,7 +179,7 @@ fn queued_checkouts_give_up_in_fifo_order_with_pool_timeout() {
     let addr = server.addr();
     let limit = 60 * MS;
     bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 1, |c| {
+        let mut pool = new_pool(Backend::Epoll, addr, 1, |c| {
             c.knobs.checkout_timeout = Some(limit);
         });
         let holder = pool.checkout().expect("holder");
@@ -216,7 +219,7 @@ fn a_pool_that_can_never_run_a_call_says_so_instead_of_hanging() {
     let server = server("1ms", "none", 1);
     let addr = server.addr();
     bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 1, |c| {
+        let mut pool = new_pool(Backend::Epoll, addr, 1, |c| {
             c.knobs.checkout_timeout = None;
         });
         let _holder = pool.checkout().expect("holder");
@@ -242,7 +245,7 @@ fn dropping_a_checkout_with_calls_queued_still_runs_them() {
     let server = server("1ms", "none", 1);
     let addr = server.addr();
     bounded(move || {
-        let mut pool = client(Backend::Select, addr, 1, |_| {});
+        let mut pool = new_pool(Backend::Select, addr, 1, |_| {});
         let checkout = pool.checkout().expect("checkout");
         for item in items(3, 1) {
             pool.call(&checkout, item).expect("call");
@@ -259,8 +262,8 @@ fn dropping_a_checkout_with_calls_queued_still_runs_them() {
 #[should_panic(expected = "belongs to another pool")]
 fn a_checkout_of_another_pool_is_refused() {
     let server = server("1ms", "none", 1);
-    let mut one = client(Backend::Poll, server.addr(), 1, |_| {});
-    let mut other = client(Backend::Poll, server.addr(), 1, |_| {});
+    let mut one = new_pool(Backend::Poll, server.addr(), 1, |_| {});
+    let mut other = new_pool(Backend::Poll, server.addr(), 1, |_| {});
     let checkout = one.checkout().expect("checkout");
     let _ = other.call(&checkout, items(1, 1).remove(0));
 }

@@ -3,28 +3,28 @@
 
 use std::time::Duration;
 
-use pool::{Backend, Knobs, Pool};
+use pool::{Backend, Knobs, TimedPool};
 use testbed::cli::Settings;
 use testbed::conformance::{assert_conforms, assert_run_conforms, quick_settings};
 
 #[test]
 fn epoll_conforms() {
-    assert_conforms(&Pool::default());
+    assert_conforms(&TimedPool::default());
 }
 
 #[test]
 fn select_and_poll_conform() {
     for backend in [Backend::Select, Backend::Poll] {
-        assert_conforms(&Pool {
+        assert_conforms(&TimedPool {
             backend,
-            ..Pool::default()
+            ..TimedPool::default()
         });
     }
 }
 
 #[test]
 fn every_knob_at_once_still_conforms() {
-    let stage = Pool {
+    let stage = TimedPool {
         knobs: Knobs {
             idle_timeout: Some(Duration::from_millis(2)),
             max_uses: Some(3),
@@ -32,14 +32,14 @@ fn every_knob_at_once_still_conforms() {
             reuse_after_error: true,
             ..Knobs::default()
         },
-        ..Pool::default()
+        ..TimedPool::default()
     };
     assert_conforms(&stage);
 }
 
 #[test]
 fn hung_requests_fail_with_timeout_and_nothing_else_does() {
-    // The second "done when" run, at the size of a test (with the
+    // The chapter's run with hangs, at the size of a test (with the
     // battery's 100 ms read timeout: a loaded machine can delay a 1 ms
     // reply by tens of milliseconds, and it must not count as a hang).
     let settings = Settings {
@@ -51,7 +51,7 @@ fn hung_requests_fail_with_timeout_and_nothing_else_does() {
         read_timeout: Some(Duration::from_millis(100)),
         ..quick_settings()
     };
-    let execution = assert_run_conforms(&Pool::default(), &settings);
+    let execution = assert_run_conforms(&TimedPool::default(), &settings);
     let report = &execution.report;
     let expected = report.expected_errors.as_ref().expect("an embedded server");
     assert!(expected["timeout"] > 0, "hangs were injected");
@@ -65,9 +65,9 @@ fn the_stage_never_opens_more_than_its_size() {
         conns: 8,
         ..quick_settings()
     };
-    let execution = assert_run_conforms(&Pool::default(), &few);
+    let execution = assert_run_conforms(&TimedPool::default(), &few);
     assert_eq!(execution.report.server_peak_conns, Some(3));
-    let execution = assert_run_conforms(&Pool::default(), &quick_settings());
+    let execution = assert_run_conforms(&TimedPool::default(), &quick_settings());
     assert_eq!(execution.report.server_peak_conns, Some(4));
     assert_eq!(execution.report.server_accepted, Some(4));
     assert!(execution.rows.iter().all(|row| row.lane.0 < 4));

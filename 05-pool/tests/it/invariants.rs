@@ -11,14 +11,14 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use pool::journal::{Entry, Happening};
-use pool::{Backend, Completion, Config};
+use pool::{Backend, Config, FinishedCall};
 use proptest::prelude::*;
 use testbed::faults::FaultPlan;
 use testbed::outcome::ErrorKind;
 use testbed::protocol::Phases;
 use testbed::workload::items;
 
-use crate::util::{bounded, client, server};
+use crate::util::{bounded, new_pool, server};
 
 const FAULTS: &str = "nak=0.05,ko=0.05,hang=0.03,drop=0.04,garbage=0.04,trickle=0.1";
 
@@ -71,12 +71,12 @@ prop_compose! {
 /// Runs a case: every checkout asked for at once (so the queue is long and
 /// some give up), each with its calls; the handles are dropped as soon as
 /// the calls are made.
-fn run(case: &Case) -> (Vec<Completion>, Vec<Entry>, Vec<Vec<u64>>) {
+fn run(case: &Case) -> (Vec<FinishedCall>, Vec<Entry>, Vec<Vec<u64>>) {
     let server = server("uniform:1ms..4ms", FAULTS, case.seed);
     let addr = server.addr();
     let case = case.clone();
     bounded(move || {
-        let mut pool = client(case.backend, addr, case.size, |c: &mut Config| {
+        let mut pool = new_pool(case.backend, addr, case.size, |c: &mut Config| {
             c.read_timeout = Some(READ_TIMEOUT);
             c.knobs.min_idle = case.min_idle;
             c.knobs.max_uses = case.max_uses;

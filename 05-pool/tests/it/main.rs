@@ -6,5 +6,6 @@ mod checkout;
 mod conformance;
 mod invariants;
 mod restart;
+mod standby;
 mod timeouts;
 mod util;

@@ -13,7 +13,7 @@ use testbed::outcome::ErrorKind;
 use testbed::server::{ServerStats, SlowServer};
 use testbed::workload::items;
 
-use crate::util::{MS, bounded, client, run_items, server_config, vacant_addr};
+use crate::util::{MS, bounded, new_pool, run_items, server_config, vacant_addr};
 
 /// Starts a slow server on `addr` after `delay`, on a thread; it runs until
 /// the returned sender is dropped, and its statistics come back on the
@@ -40,7 +40,7 @@ fn a_server_that_starts_300_ms_after_the_client_loses_nothing() {
     let addr = vacant_addr();
     let (stop, stats) = server_later(addr, 300 * MS);
     let (done, journal, connect_failures) = bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 4, |_| {});
+        let mut pool = new_pool(Backend::Epoll, addr, 4, |_| {});
         pool.keep_journal();
         let done = run_items(&mut pool, items(20, 1));
         let failures = pool.stats().connect_failures;
@@ -87,7 +87,7 @@ fn a_server_restarted_mid_run_fails_only_the_requests_in_flight() {
     let first = SlowServer::spawn(server_config("30ms", "none", 1)).expect("a server");
     let addr = first.addr();
     let (outcomes, in_flight_at_kill, reopened) = bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 4, |_| {});
+        let mut pool = new_pool(Backend::Epoll, addr, 4, |_| {});
         let work = items(40, 1);
         let mut queue = work.into_iter().peekable();
         let mut done = Vec::new();
@@ -113,7 +113,7 @@ fn a_server_restarted_mid_run_fails_only_the_requests_in_flight() {
                 restart = Some(server_later(addr, 50 * MS));
             }
         }
-        let opened = pool.stats().opened;
+        let opened = pool.stats().opened();
         drop(restart);
         (done, in_flight_at_kill, opened)
     });
@@ -136,7 +136,7 @@ fn a_server_restarted_mid_run_fails_only_the_requests_in_flight() {
 fn a_server_that_never_comes_fails_each_checkout_as_refused_in_a_few_probes() {
     let addr = vacant_addr();
     let (done, stats) = bounded(move || {
-        let mut pool = client(Backend::Poll, addr, 4, |c| {
+        let mut pool = new_pool(Backend::Poll, addr, 4, |c| {
             c.knobs.checkout_timeout = Some(200 * MS);
         });
         let done = run_items(&mut pool, items(8, 1));
@@ -148,7 +148,7 @@ fn a_server_that_never_comes_fails_each_checkout_as_refused_in_a_few_probes() {
             .all(|c| c.outcome.as_ref().err().map(|f| f.kind) == Some(ErrorKind::Refused)),
         "{done:?}"
     );
-    assert_eq!(stats.opened, 0);
+    assert_eq!(stats.opened(), 0);
     // 10 ms, then about 20, 40, 80: a handful of probes over 200 ms.
     assert!(
         (1..=10).contains(&stats.connect_failures),

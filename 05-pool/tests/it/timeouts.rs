@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use pool::journal::Happening;
 use pool::stats::CloseReason;
-use pool::{Backend, Pool};
+use pool::{Backend, TimedPool};
 use testbed::cli::Settings;
 use testbed::conformance::quick_settings;
 use testbed::harness::execute;
@@ -13,7 +13,7 @@ use testbed::latency::LatencyModel;
 use testbed::protocol::{Phase, Phases};
 use testbed::workload::items;
 
-use crate::util::{MS, bounded, client, run_items, server};
+use crate::util::{MS, bounded, new_pool, run_items, server};
 
 #[test]
 fn a_late_reply_never_reaches_the_next_request() {
@@ -40,9 +40,9 @@ fn a_late_reply_never_reaches_the_next_request() {
     assert!(timeouts > 3, "the seed gives slow replies");
 
     for backend in Backend::ALL {
-        let stage = Pool {
+        let stage = TimedPool {
             backend,
-            ..Pool::default()
+            ..TimedPool::default()
         };
         let execution = execute(&stage, &settings).expect("the run finishes");
         let report = &execution.report;
@@ -64,7 +64,7 @@ fn a_read_timeout_measures_silence_not_the_whole_request() {
     let server = server("80ms", "none", 1);
     let addr = server.addr();
     let done = bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 4, |c| {
+        let mut pool = new_pool(Backend::Epoll, addr, 4, |c| {
             c.read_timeout = Some(120 * MS);
         });
         run_items(&mut pool, items(8, 1))
@@ -78,7 +78,7 @@ fn idle_connections_time_out_while_the_busy_one_keeps_working() {
     let addr = server.addr();
     let idle_timeout = 30 * MS;
     bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 4, |c| {
+        let mut pool = new_pool(Backend::Epoll, addr, 4, |c| {
             c.knobs.idle_timeout = Some(idle_timeout);
         });
         pool.keep_journal();
@@ -95,7 +95,7 @@ fn idle_connections_time_out_while_the_busy_one_keeps_working() {
             slots.extend(run_items(&mut pool, vec![item]).into_iter().map(|c| c.slot));
         }
         assert!(sequential.elapsed() > 2 * idle_timeout);
-        assert_eq!(pool.stats().closed.get(CloseReason::Idle), 3);
+        assert_eq!(pool.stats().closed().get(CloseReason::Idle), 3);
         assert_eq!(pool.connections(), 1);
         assert!(
             slots.windows(2).all(|w| w[0] == w[1]),
@@ -125,7 +125,7 @@ fn min_idle_keeps_connections_ready_and_safe_from_the_idle_timeout() {
     let server = server("1ms", "none", 1);
     let addr = server.addr();
     bounded(move || {
-        let mut pool = client(Backend::Poll, addr, 5, |c| {
+        let mut pool = new_pool(Backend::Poll, addr, 5, |c| {
             c.knobs.min_idle = 3;
             c.knobs.idle_timeout = Some(5 * MS);
         });
@@ -152,7 +152,7 @@ fn min_idle_keeps_connections_ready_and_safe_from_the_idle_timeout() {
             pool.turn(&mut done).expect("turn");
         }
         assert_eq!(pool.connections(), 3);
-        assert_eq!(pool.stats().closed.get(CloseReason::Idle), 1);
+        assert_eq!(pool.stats().closed().get(CloseReason::Idle), 1);
     });
 }
 
@@ -161,7 +161,7 @@ fn max_uses_retires_each_connection_after_that_many_requests() {
     let server = server("1ms", "none", 1);
     let addr = server.addr();
     let (done, journal, stats) = bounded(move || {
-        let mut pool = client(Backend::Epoll, addr, 4, |c| {
+        let mut pool = new_pool(Backend::Epoll, addr, 4, |c| {
             c.knobs.max_uses = Some(5);
         });
         pool.keep_journal();
@@ -172,11 +172,11 @@ fn max_uses_retires_each_connection_after_that_many_requests() {
     // 40 requests, at most 5 per connection: at least 8 connections, and
     // at most 4 more (the ones still open at the end, partly used).
     assert!(
-        (8..=12).contains(&stats.opened),
+        (8..=12).contains(&stats.opened()),
         "{}",
         stats.connections_line()
     );
-    assert!(stats.closed.get(CloseReason::MaxUses) >= 4);
+    assert!(stats.closed().get(CloseReason::MaxUses) >= 4);
     // Count the requests of each connection's life.
     let mut lives = Vec::new();
     for (i, entry) in journal.iter().enumerate() {

@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use pool::{Backend, Client, Completion, Config, Selector};
+use pool::{Backend, Config, FinishedCall, Pool, Selector};
 use testbed::server::{ServerConfig, SlowServer};
 use testbed::workload::Item;
 
@@ -55,31 +55,31 @@ pub fn vacant_addr() -> SocketAddr {
 
 /// A pool of `size` connections to `server` on `backend`, with `tune`
 /// applied to the default config.
-pub fn client(
+pub fn new_pool(
     backend: Backend,
     server: SocketAddr,
     size: usize,
     tune: impl FnOnce(&mut Config),
-) -> Client {
+) -> Pool {
     let mut config = Config::new(server, size);
     tune(&mut config);
-    Client::new(Selector::new(backend).expect("a selector"), config).expect("a valid config")
+    Pool::new(Selector::new(backend).expect("a selector"), config).expect("a valid config")
 }
 
 /// Sends `items` as the stage does (one checkout per item, at most `size`
 /// queued) and returns every completion.
-pub fn run_items(client: &mut Client, items: Vec<Item>) -> Vec<Completion> {
-    let size = client.config().size;
+pub fn run_items(pool: &mut Pool, items: Vec<Item>) -> Vec<FinishedCall> {
+    let size = pool.config().size;
     let mut items = items.into_iter().peekable();
     let mut done = Vec::new();
-    while items.peek().is_some() || client.outstanding() > 0 {
-        while client.waiting() < size
+    while items.peek().is_some() || pool.outstanding() > 0 {
+        while pool.waiting() < size
             && let Some(item) = items.next()
         {
-            let checkout = client.checkout().expect("checkout");
-            client.call(&checkout, item).expect("call");
+            let checkout = pool.checkout().expect("checkout");
+            pool.call(&checkout, item).expect("call");
         }
-        client.turn(&mut done).expect("turn");
+        pool.turn(&mut done).expect("turn");
     }
     done
 }
