@@ -17,21 +17,31 @@
 //!
 //! # Layout
 //!
-//! - [`Scheduler`] (`scheduler.rs`): spawn, the ready queue, `yield_now`,
-//!   `sleep`, `block`/`unblock` with [`Ticket`]s, and the loop, [`run`],
-//!   with deadlock detection. Read this first.
-//! - `heap.rs`: the timers, a binary heap with O(log n) removal.
-//! - `io.rs`: the reactor: [`Registered`] sockets and [`Scheduler::io_wait`].
-//! - `stacks.rs`: fiber stacks, small and pooled.
-//! - `remote.rs`: other threads: [`Remote`] unblocks, `spawn_blocking`.
-//! - `join.rs`: a fiber's result or panic, [`JoinHandle`].
-//! - `stream.rs`: [`FiberTcpStream`], `Read` + `Write` by way of `io_wait`.
-//! - The primitives: [`Notification`], [`Semaphore`], [`Mutex`],
-//!   [`TaskLimiter`], [`KeyedLocks`], each in its own file, each built on
-//!   the one before.
-//! - `race.rs`: the Twisted article's lost update, and its fix.
-//! - `stage.rs`: [`Fibers`], the stage: a fiber per item, `--conns` at
-//!   once, running `sync::request`.
+//! Read the core first; it imports nothing built on it.
+//!
+//! - [`Scheduler`] (`scheduler.rs`): the core. Fibers, the ready queue,
+//!   `yield_now`, `sleep`, and the loop, [`run`], with its parts in
+//!   `scheduler/`: the fiber table, waits and [`WakeTicket`]s
+//!   (`block`/`unblock`), the stack switch, the inbox for other threads,
+//!   deadlock detection.
+//! - Under the core, and knowing nothing of fibers: `heap.rs`, the timers,
+//!   a binary heap with O(log n) removal; `stacks.rs`, fiber stacks, small
+//!   and pooled; `reactor.rs`, the `epoll` instance the loop sleeps in and
+//!   its table of sockets.
+//! - On the core:
+//!   - `io.rs`: [`Registered`] sockets and [`Scheduler::io_wait`], the
+//!     reactor joined to the core;
+//!   - `join.rs`: [`Scheduler::spawn`] and [`JoinHandle`], a fiber's
+//!     result or panic;
+//!   - `remote.rs`: other threads, [`Remote`] unblocks, `spawn_blocking`;
+//!   - `stream.rs`: [`FiberTcpStream`], `Read` + `Write` by way of
+//!     `io_wait`;
+//!   - the primitives: [`Notification`], [`Semaphore`], [`Mutex`],
+//!     [`TaskLimiter`], [`KeyedLocks`], each in its own file, each built
+//!     on the one before;
+//!   - `race.rs`: the Twisted article's lost update, and its fix;
+//!   - `stage.rs`: [`Fibers`], the stage: a fiber per item, `--conns` at
+//!     once, running 01-sync's request.
 //!
 //! # Implementation
 //!
@@ -50,11 +60,12 @@
 //! keeps the *running* fiber's yielder as a raw pointer, stored by the
 //! fiber's body when it starts and every time it is resumed, cleared by the
 //! loop every time the fiber switches out. Dereferencing it is the one
-//! `unsafe` block of this crate (`Scheduler::suspend`, with its `SAFETY`
-//! argument). For that argument to hold, two schedulers must never be
-//! running on one thread at once (a fiber of one would switch out through
-//! the other's yielder), and that is the one thread-local: `run` marks the
-//! thread as running a scheduler and refuses to nest ([`RunError::Nested`]).
+//! `unsafe` block of this crate (`scheduler/switch.rs`, whose `YielderSlot`
+//! states the invariant that makes it sound). For that invariant to hold,
+//! two schedulers must never be running on one thread at once (a fiber of
+//! one would switch out through the other's yielder), and that is the one
+//! thread-local: `run` marks the thread as running a scheduler and refuses
+//! to nest ([`RunError::Nested`]).
 //!
 //! Fibers hold handles to their scheduler, and the scheduler holds the
 //! fibers, so the two keep each other alive until the fibers finish. `run`
@@ -73,24 +84,26 @@ mod limiter;
 mod mutex;
 mod notification;
 pub mod race;
+mod reactor;
 mod remote;
 mod scheduler;
 mod semaphore;
-pub mod stacks;
+mod stacks;
 mod stage;
 mod stream;
 
-pub use heap::{TimerHeap, TimerId};
-pub use io::{Interest, Registered};
+pub use io::Registered;
 pub use join::{FiberError, JoinHandle};
 pub use keyed::{KeyGuard, KeyedLocks};
 pub use limiter::TaskLimiter;
 pub use mutex::{Mutex, MutexGuard};
 pub use notification::Notification;
+pub use reactor::Direction;
 pub use remote::Remote;
 pub use scheduler::{
-    Deadlock, FiberId, FiberPanic, RunError, Scheduler, Stats, Summary, Ticket, Woken,
+    Deadlock, FiberId, FiberPanic, RunError, Scheduler, Stats, Summary, WakeTicket, Woken,
 };
 pub use semaphore::{Permit, Semaphore};
+pub use stacks::DEFAULT_STACK_SIZE;
 pub use stage::Fibers;
 pub use stream::FiberTcpStream;

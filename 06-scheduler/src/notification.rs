@@ -5,7 +5,7 @@
 //! wakes that one, with a flag so that a `notify` with nobody waiting is
 //! dropped. Used from any other fiber, it resumes the wrong one; two
 //! waiters and the first is forgotten. Here every waiter queues its
-//! [`Ticket`] and `notify_one` wakes the longest-waiting fiber.
+//! [`WakeTicket`] and `notify_one` wakes the longest-waiting fiber.
 //!
 //! # Check, then wait, in a loop
 //!
@@ -29,12 +29,12 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
 
-use crate::scheduler::{Scheduler, Ticket};
+use crate::scheduler::{Scheduler, WakeTicket};
 
 /// A queue of waiting fibers, woken in the order they came.
 pub struct Notification {
     sched: Scheduler,
-    waiters: RefCell<VecDeque<Ticket>>,
+    waiters: RefCell<VecDeque<WakeTicket>>,
     /// What waiters wait on, for deadlock reports.
     what: &'static str,
 }

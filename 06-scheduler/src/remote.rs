@@ -4,16 +4,14 @@
 //! A scheduler and its fibers live on one thread; `Scheduler` is not even
 //! `Send`. But work sometimes has to happen elsewhere (a blocking library
 //! call, a CPU-heavy job), and its end must wake the fiber that waits for
-//! it. The seed's `unblock` takes a mutex, appends to a list and calls the
-//! selector's `wakeup`. Here the list is a crossbeam channel (already
-//! thread-safe) and the wake-up is a mio [`Waker`] (an `eventfd` that
-//! `epoll` watches): [`Remote::unblock`] sends the ticket, then makes
-//! `poll` return, and the loop takes the ticket from the channel.
+//! it. A [`Remote`] is the handle such a thread holds: a sending end of
+//! the scheduler's inbox (`scheduler/inbox.rs`), which carries a wake
+//! ticket to the loop and interrupts its `poll`.
 //!
 //! # Deadlock detection
 //!
 //! A fiber blocked with no timeout can still be woken by another thread as
-//! long as some [`Remote`] is alive, so the scheduler counts them: while the
+//! long as some [`Remote`] is alive, so the inbox counts them: while the
 //! count is zero and nothing else can wake a blocked fiber, `run` reports a
 //! deadlock. Dropping a `Remote` also wakes `poll`, so the loop notices when
 //! the last one goes.
@@ -21,77 +19,23 @@
 //! Not here: waking a fiber from this thread ([`Scheduler::unblock`]).
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::{io, thread};
 
-use crossbeam_channel::Sender;
-use mio::Waker;
-
-use crate::scheduler::{Scheduler, Ticket};
-
-/// What every [`Remote`] of one scheduler shares.
-#[derive(Debug)]
-pub(crate) struct RemoteShared {
-    /// Makes the scheduler's `poll` return.
-    waker: Waker,
-    /// How many `Remote`s exist.
-    pub(crate) live: AtomicUsize,
-}
-
-impl RemoteShared {
-    pub(crate) fn new(waker: Waker) -> RemoteShared {
-        RemoteShared {
-            waker,
-            live: AtomicUsize::new(0),
-        }
-    }
-
-    fn wake(&self) {
-        // The only failure is a full eventfd counter, which already means
-        // "wake up": nothing is lost.
-        let _ = self.waker.wake();
-    }
-}
+use crate::scheduler::{InboxSender, Scheduler, WakeTicket};
 
 /// A handle another thread can unblock a fiber with. `Send`, `Sync` and
-/// cheap to clone.
-#[derive(Debug)]
+/// cheap to clone; the scheduler counts the live ones.
+#[derive(Debug, Clone)]
 pub struct Remote {
-    unblocks: Sender<Ticket>,
-    shared: Arc<RemoteShared>,
+    inbox: InboxSender,
 }
 
 impl Remote {
-    // ANCHOR: remote_unblock
     /// Ends the wait `ticket` names, from any thread: the scheduler's loop
     /// makes its fiber ready on its next turn (if the wait is still in
     /// progress by then; see [`Scheduler::unblock`]).
-    pub fn unblock(&self, ticket: Ticket) {
-        // The send fails only if the scheduler is gone, and then there is
-        // no fiber left to wake.
-        let _ = self.unblocks.send(ticket);
-        self.shared.wake();
-    }
-    // ANCHOR_END: remote_unblock
-}
-
-impl Clone for Remote {
-    fn clone(&self) -> Remote {
-        self.shared.live.fetch_add(1, Ordering::AcqRel);
-        Remote {
-            unblocks: self.unblocks.clone(),
-            shared: self.shared.clone(),
-        }
-    }
-}
-
-impl Drop for Remote {
-    fn drop(&mut self) {
-        // Count down *before* waking, so the loop that wakes sees the new
-        // count (and the unblocks this handle sent, which came earlier).
-        self.shared.live.fetch_sub(1, Ordering::AcqRel);
-        self.shared.wake();
+    pub fn unblock(&self, ticket: WakeTicket) {
+        self.inbox.send(ticket);
     }
 }
 
@@ -99,10 +43,8 @@ impl Scheduler {
     /// A handle for other threads to [`unblock`](Remote::unblock) this
     /// scheduler's fibers with.
     pub fn remote(&self) -> Remote {
-        self.inner.remote.live.fetch_add(1, Ordering::AcqRel);
         Remote {
-            unblocks: self.inner.remote_tx.clone(),
-            shared: self.inner.remote.clone(),
+            inbox: self.inbox_sender(),
         }
     }
 

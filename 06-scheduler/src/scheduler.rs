@@ -1,5 +1,6 @@
 //! The scheduler: fibers, the ready queue, timers, and the loop that runs
-//! them until nothing is left.
+//! them until nothing is left. This is the core of the crate; everything
+//! else (sockets, join handles, other threads, locks) is built on it.
 //!
 //! This is the Ruby article's `FiberScheduler` in Rust. A fiber is a
 //! function with its own stack (corosensei switches between stacks); it
@@ -8,6 +9,25 @@
 //! runs another fiber. When the thing arrives (a reply, a deadline, an
 //! `unblock`), the fiber goes back on the ready queue, and later continues
 //! exactly where it stopped, as if its call had simply taken a while.
+//!
+//! # Layout
+//!
+//! This file holds the [`Scheduler`] handle, its public counters and the
+//! loop. Its parts, in reading order:
+//!
+//! - `scheduler/table.rs`: the fiber table and [`FiberId`];
+//! - `scheduler/wait.rs`: waits and [`WakeTicket`]s: `block`, `unblock`,
+//!   and the one function every wake-up goes through;
+//! - `scheduler/switch.rs`: the stack switch, in and out of a fiber, and
+//!   the crate's one `unsafe`;
+//! - `scheduler/inbox.rs`: unblocks sent from other threads;
+//! - `scheduler/deadlock.rs`: noticing that nothing can wake the fibers
+//!   left, and unwinding them.
+//!
+//! The loop sleeps in the reactor (`reactor.rs`), which it owns and which
+//! knows nothing about fibers. The core imports none of the modules built
+//! on it: `io.rs` (sockets), `join.rs` (`spawn` and `JoinHandle`),
+//! `remote.rs` and the locks.
 //!
 //! # The loop
 //!
@@ -21,8 +41,8 @@
 //!    starve the sockets;
 //! 3. work out how long it may sleep: not at all if a fiber is ready,
 //!    until the earliest timer if there is one, else until an event;
-//! 4. sleep in `poll` (the reactor, [`crate::io`]), and make the fibers
-//!    whose sockets are ready, ready;
+//! 4. sleep in `poll` (the reactor), and make the fibers whose sockets are
+//!    ready, ready;
 //! 5. fire the timers that are due.
 //!
 //! If in step 3 there is nothing that could ever wake a fiber (no timer,
@@ -37,46 +57,57 @@
 //! blocking `read` stops *every* fiber; the fiber-aware versions are
 //! [`Scheduler::sleep`] and [`crate::FiberTcpStream`].
 //!
-//! # Waits and tickets
+//! **The one exception is the stage's database write.** [`crate::Fibers`]
+//! records each outcome from inside the item's fiber with
+//! `testbed::store::Store::record`, a SQLite `INSERT` that holds the thread
+//! until SQLite returns. With the in-memory database the harness uses by
+//! default, that is a write to memory; with a `--db` file (WAL mode,
+//! `synchronous = NORMAL`), an append to the log with no `fsync`, except
+//! that about every thousand pages a commit also checkpoints, and syncs.
+//! Both are microseconds, checkpoints aside, and never wait on a lock:
+//! the stage is the database's only writer, so SQLite's busy timeout (up
+//! to 10 s waiting for another writer) never starts. Microseconds per
+//! item, against milliseconds of waiting on the server, is what this
+//! stage pays to keep the seed's shape, a fiber that records its own
+//! result. A real program would not call a blocking library from a fiber:
+//! it would send the outcome over a channel to one writer thread (as
+//! bench's `threads` reference does), or hand a rare call to
+//! [`Scheduler::spawn_blocking`].
 //!
-//! A fiber waits in one of three ways: on a socket ([`Scheduler::io_wait`]),
-//! on a timer ([`Scheduler::sleep`]), or on someone else
-//! ([`Scheduler::block`], until [`Scheduler::unblock`]). Each wait of each
-//! fiber has a [`Ticket`]. Whoever will end the wait (a lock's queue, a
-//! timer, a socket, another thread) holds the ticket, and a ticket wakes
-//! only the wait it was taken for: a timer that fires after the reply came,
-//! or an `unblock` that arrives after a timeout, finds its wait over and
-//! does nothing. That is what makes the primitives built on `block` (see
-//! `semaphore.rs`) simple: a woken fiber never has to ask "was that for me?".
-//!
-//! Not here: the fiber-aware socket (`stream.rs`), the reactor (`io.rs`),
-//! other threads (`remote.rs`), the locks (`notification.rs` onwards).
+//! Not here: the fiber-aware socket (`stream.rs`), the reactor
+//! (`reactor.rs`, `io.rs`), other threads (`remote.rs`), the locks
+//! (`notification.rs` onwards).
 
-use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, VecDeque};
+use std::cell::{Cell, RefCell, RefMut};
+use std::collections::VecDeque;
 use std::fmt;
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use corosensei::stack::DefaultStack;
-use corosensei::{Coroutine, CoroutineResult, Yielder};
-use crossbeam_channel::{Receiver, Sender};
-use mio::{Events, Poll, Registry, Token, Waker};
-
-use crate::heap::{TimerHeap, TimerId};
-use crate::io::{Interest, Source};
-use crate::join::{FiberError, JoinHandle, JoinShared};
-use crate::remote::RemoteShared;
+use crate::heap::TimerHeap;
+use crate::reactor::Reactor;
 use crate::stacks::{DEFAULT_STACK_SIZE, StackPool};
 
-/// The token of the [`Waker`] that other threads use to interrupt `poll`.
-/// Sockets get tokens from 0 up (their index in the source table), so the
-/// largest value can never collide with one.
-pub(crate) const WAKER_TOKEN: Token = Token(usize::MAX);
+mod deadlock;
+mod inbox;
+// The crate denies `unsafe_code`; this module is the one exception: the
+// switch out of a fiber dereferences a raw pointer to its yielder.
+#[allow(unsafe_code)]
+mod switch;
+mod table;
+mod wait;
+
+pub use deadlock::Deadlock;
+pub(crate) use inbox::InboxSender;
+pub use table::FiberId;
+pub use wait::{WakeTicket, Woken};
+
+use inbox::Inbox;
+use switch::{RunningGuard, YielderSlot};
+use table::FiberTable;
+use wait::Resume;
 
 /// How many fibers one turn of the loop may resume before it polls again.
 /// Fibers made ready during a turn (unblocked, spawned, yielding) run in
@@ -85,104 +116,6 @@ pub(crate) const WAKER_TOKEN: Token = Token(usize::MAX);
 /// Large enough that a burst of replies on hundreds of connections is
 /// served in one turn; small enough that a turn stays in the milliseconds.
 const TURN_BUDGET: usize = 1024;
-
-/// How many readiness events one `poll` can return. More ready sockets than
-/// this are not lost: the next `poll` returns the rest.
-const EVENTS_CAPACITY: usize = 1024;
-
-/// Names one fiber of one scheduler. Ids are reused once a fiber has
-/// finished, with a new generation, so an old id never names a new fiber.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FiberId {
-    index: u32,
-    generation: u32,
-}
-
-impl fmt::Display for FiberId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "fiber {}.{}", self.index, self.generation)
-    }
-}
-
-/// One wait of one fiber: what [`Scheduler::unblock`] (or
-/// [`crate::Remote::unblock`], from another thread) needs to end it.
-///
-/// Take it with [`Scheduler::ticket`] right before [`Scheduler::block`],
-/// give it to whoever will wake you, then block. A ticket whose wait is
-/// over wakes nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Ticket {
-    fiber: FiberId,
-    wait: u64,
-}
-
-impl Ticket {
-    /// The fiber that waits.
-    pub fn fiber(&self) -> FiberId {
-        self.fiber
-    }
-}
-
-/// How a [`Scheduler::block`] ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Woken {
-    /// Someone called `unblock` with the ticket.
-    Unblocked,
-    /// The timeout passed first.
-    TimedOut,
-}
-
-/// Why a fiber is resumed: the value its switch back to the scheduler
-/// returns. (corosensei's `Input` type.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Resume {
-    /// First run, or after [`Scheduler::yield_now`].
-    Ready,
-    /// The socket it waited on may be ready.
-    Io,
-    /// Its timer fired first.
-    TimedOut,
-    /// [`Scheduler::unblock`] ended its wait.
-    Unblocked,
-}
-
-/// What a waiting fiber waits for.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum WaitOn {
-    Io { source: usize, interest: Interest },
-    Sleep,
-    Block(&'static str),
-}
-
-/// The record of a wait in progress.
-#[derive(Debug)]
-struct Wait {
-    on: WaitOn,
-    timer: Option<TimerId>,
-}
-
-/// A fiber's coroutine: resumed with a [`Resume`], yields nothing (the
-/// reason it stopped is in its [`Wait`] record), returns nothing (its
-/// result went to its [`JoinHandle`]).
-type Fiber = Coroutine<Resume, (), (), DefaultStack>;
-
-/// What the scheduler knows about one live fiber.
-struct FiberState {
-    /// `None` while the fiber runs: its coroutine is out, being resumed.
-    coroutine: Option<Fiber>,
-    /// The number of the fiber's current (or next) wait, for tickets.
-    wait_no: u64,
-    wait: Option<Wait>,
-    /// What to tell the fiber when it is next resumed.
-    resume: Resume,
-}
-
-/// A slot of the fiber table.
-#[derive(Default)]
-struct Slot {
-    generation: u32,
-    fiber: Option<FiberState>,
-}
 
 /// Counters of a run, for the report and the curious.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -222,34 +155,6 @@ pub struct Summary {
     pub panics: Vec<FiberPanic>,
 }
 
-/// Fibers that can never be woken: what a deadlock looks like.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deadlock {
-    /// Each stuck fiber and what it waits on (the `blocker` it passed to
-    /// [`Scheduler::block`]).
-    pub stuck: Vec<(FiberId, &'static str)>,
-}
-
-impl fmt::Display for Deadlock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut by_blocker: BTreeMap<&str, usize> = BTreeMap::new();
-        for (_, blocker) in &self.stuck {
-            *by_blocker.entry(blocker).or_default() += 1;
-        }
-        let on: Vec<String> = by_blocker
-            .iter()
-            .map(|(blocker, n)| format!("{n} on {blocker}"))
-            .collect();
-        write!(
-            f,
-            "deadlock: {} fiber{} blocked with nothing left to wake them ({})",
-            self.stuck.len(),
-            if self.stuck.len() == 1 { "" } else { "s" },
-            on.join(", ")
-        )
-    }
-}
-
 /// Why [`Scheduler::run`] stopped before every fiber finished.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -273,36 +178,30 @@ pub enum RunError {
 /// other threads reach it through a [`crate::Remote`].
 #[derive(Clone)]
 pub struct Scheduler {
-    pub(crate) inner: Rc<Inner>,
+    inner: Rc<Inner>,
 }
 
-pub(crate) struct Inner {
-    pub(crate) state: RefCell<State>,
-    poll: RefCell<Poll>,
-    events: RefCell<Events>,
-    /// A second handle to `poll`'s registry, so fibers can register sockets
-    /// without touching `poll` itself.
-    pub(crate) registry: Registry,
+struct Inner {
+    state: RefCell<State>,
+    /// Where the loop sleeps, and what it knows about each socket.
+    reactor: RefCell<Reactor<WakeTicket>>,
     /// The fiber running right now, if any.
     current: Cell<Option<FiberId>>,
-    /// The running fiber's yielder: see "# Implementation" in the crate docs.
-    yielder: Cell<Option<*const Yielder<Resume, ()>>>,
+    /// The running fiber's yielder: see `switch.rs`.
+    yielder: YielderSlot,
     /// Set while stuck fibers are being unwound after a deadlock.
     tearing_down: Cell<bool>,
-    pub(crate) remote_tx: Sender<Ticket>,
-    remote_rx: Receiver<Ticket>,
-    pub(crate) remote: Arc<RemoteShared>,
+    /// Unblocks from other threads.
+    inbox: Inbox,
 }
 
-pub(crate) struct State {
-    slots: Vec<Slot>,
-    free_slots: Vec<u32>,
-    live: usize,
+/// Everything the loop and the fibers change, behind one `RefCell`: no
+/// borrow of it is ever held across a switch.
+struct State {
+    fibers: FiberTable,
     ready: VecDeque<FiberId>,
-    timers: TimerHeap<Ticket>,
-    pub(crate) sources: Vec<Option<Source>>,
-    pub(crate) free_sources: Vec<usize>,
-    /// Fibers waiting in `io_wait`: a peer can still wake them.
+    timers: TimerHeap<WakeTicket>,
+    /// Fibers waiting on I/O: a peer can still wake them.
     io_waiters: usize,
     stacks: StackPool,
     stats: Stats,
@@ -325,21 +224,14 @@ impl Scheduler {
     ///
     /// Creating the `epoll` instance or its waker failed.
     pub fn with_stack_size(stack_size: usize) -> io::Result<Scheduler> {
-        let poll = Poll::new()?;
-        let registry = poll.registry().try_clone()?;
-        let waker = Waker::new(poll.registry(), WAKER_TOKEN)?;
-        let (remote_tx, remote_rx) = crossbeam_channel::unbounded();
+        let (reactor, waker) = Reactor::new()?;
         let stacks = StackPool::new(stack_size);
         Ok(Scheduler {
             inner: Rc::new(Inner {
                 state: RefCell::new(State {
-                    slots: Vec::new(),
-                    free_slots: Vec::new(),
-                    live: 0,
+                    fibers: FiberTable::new(),
                     ready: VecDeque::new(),
                     timers: TimerHeap::new(),
-                    sources: Vec::new(),
-                    free_sources: Vec::new(),
                     io_waiters: 0,
                     stats: Stats {
                         stack_size: stacks.stack_size(),
@@ -348,58 +240,48 @@ impl Scheduler {
                     stacks,
                     panics: Vec::new(),
                 }),
-                poll: RefCell::new(poll),
-                events: RefCell::new(Events::with_capacity(EVENTS_CAPACITY)),
-                registry,
+                reactor: RefCell::new(reactor),
                 current: Cell::new(None),
-                yielder: Cell::new(None),
+                yielder: YielderSlot::new(),
                 tearing_down: Cell::new(false),
-                remote_tx,
-                remote_rx,
-                remote: Arc::new(RemoteShared::new(waker)),
+                inbox: Inbox::new(waker),
             }),
         })
     }
 
-    // ANCHOR: spawn
-    /// Starts `f` as a new fiber (Ruby's `Fiber.schedule`). It does not run
-    /// yet: it joins the back of the ready queue, and the caller goes on.
+    // ANCHOR: start
+    /// Starts `f` as a new fiber, and calls `finish` with its value, or its
+    /// panic, as the fiber's last act. The fiber does not run yet: it joins
+    /// the back of the ready queue, and the caller goes on.
     ///
-    /// A panic in `f` is caught at the fiber's edge: the fiber ends, its
-    /// [`JoinHandle`] returns [`FiberError::Panicked`], the panic is listed
-    /// in [`Summary::panics`], and every other fiber goes on.
-    ///
-    /// # Errors
-    ///
-    /// No stack could be made for the fiber (see [`crate::stacks`]).
-    pub fn spawn<T: 'static>(&self, f: impl FnOnce() -> T + 'static) -> io::Result<JoinHandle<T>> {
-        let join = Rc::new(JoinShared::new(self));
-        let body = {
-            let join = join.clone();
-            let inner = self.inner.clone();
-            move |yielder: &Yielder<Resume, ()>, _first: Resume| {
-                // From here until this fiber's next switch, `suspend` may
-                // use this yielder (see "# Implementation" in lib.rs).
-                inner.yielder.set(Some(std::ptr::from_ref(yielder)));
-                let outcome = panic::catch_unwind(AssertUnwindSafe(f));
-                let result = match outcome {
-                    Ok(value) => Ok(value),
-                    // Being unwound after a deadlock: let it go on up to
-                    // corosensei, which started it.
-                    Err(payload) if inner.tearing_down.get() => panic::resume_unwind(payload),
-                    Err(payload) => Err(inner.record_panic(payload.as_ref())),
-                };
-                join.finish(result);
-            }
+    /// A panic in `f` is caught at the fiber's edge: the fiber ends, the
+    /// panic is listed in [`Summary::panics`], and every other fiber goes
+    /// on. [`Scheduler::spawn`] is this with a [`crate::JoinHandle`].
+    pub(crate) fn start<T: 'static>(
+        &self,
+        f: impl FnOnce() -> T + 'static,
+        finish: impl FnOnce(Result<T, FiberPanic>) + 'static,
+    ) -> io::Result<FiberId> {
+        let inner = self.inner.clone();
+        let body = move || {
+            let result = match panic::catch_unwind(AssertUnwindSafe(f)) {
+                Ok(value) => Ok(value),
+                // Being unwound after a deadlock: let it go on up to
+                // corosensei, which started it.
+                Err(payload) if inner.tearing_down.get() => panic::resume_unwind(payload),
+                Err(payload) => Err(inner.record_panic(payload.as_ref())),
+            };
+            finish(result);
         };
         let mut state = self.inner.state.borrow_mut();
         let stack = state.stacks.get()?;
-        let fiber = Coroutine::with_stack(stack, body);
-        let id = state.insert(fiber);
+        let id = state.fibers.insert(switch::fiber(stack, &self.inner, body));
+        state.stats.spawned += 1;
+        state.stats.peak_live = state.stats.peak_live.max(state.fibers.len());
         state.ready.push_back(id);
-        Ok(JoinHandle::new(id, join))
+        Ok(id)
     }
-    // ANCHOR_END: spawn
+    // ANCHOR_END: start
 
     // ANCHOR: run
     /// Runs fibers until none is left (the seed's `close`).
@@ -411,6 +293,32 @@ impl Scheduler {
     /// - [`RunError::Io`] when `poll` fails.
     /// - [`RunError::Nested`] when called while a scheduler runs on this
     ///   thread, for instance from inside a fiber.
+    ///
+    /// # Examples
+    ///
+    /// Two fibers; the first sleeps, so the second finishes first:
+    ///
+    /// ```
+    /// use std::cell::RefCell;
+    /// use std::rc::Rc;
+    /// use std::time::Duration;
+    ///
+    /// use scheduler::Scheduler;
+    ///
+    /// let sched = Scheduler::new()?;
+    /// let order = Rc::new(RefCell::new(Vec::new()));
+    /// for (name, nap) in [("slow", 20), ("quick", 0)] {
+    ///     let (sched2, order) = (sched.clone(), order.clone());
+    ///     sched.spawn(move || {
+    ///         sched2.sleep(Duration::from_millis(nap));
+    ///         order.borrow_mut().push(name);
+    ///     })?;
+    /// }
+    /// let summary = sched.run()?;
+    /// assert_eq!(*order.borrow(), ["quick", "slow"]);
+    /// assert_eq!(summary.stats.spawned, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn run(&self) -> Result<Summary, RunError> {
         let _running = RunningGuard::enter()?;
         loop {
@@ -418,7 +326,7 @@ impl Scheduler {
             self.run_ready_fibers();
             let timeout = {
                 let state = self.inner.state.borrow();
-                if state.live == 0 {
+                if state.fibers.len() == 0 {
                     break;
                 }
                 if !state.ready.is_empty() {
@@ -455,121 +363,16 @@ impl Scheduler {
         self.inner.state.borrow().stats()
     }
 
-    /// Goes to the back of the ready queue, letting every other ready fiber
-    /// run first (the seed's `yield`). The loop polls for I/O at least
-    /// every `TURN_BUDGET` switches, so a fiber that computes for a long
-    /// time and yields now and then does not starve the sockets.
-    ///
-    /// # Panics
-    ///
-    /// Outside a fiber.
-    pub fn yield_now(&self) {
-        let id = self.expect_fiber("yield_now");
-        {
-            let mut state = self.inner.state.borrow_mut();
-            state.fiber_mut(id).resume = Resume::Ready;
-            state.ready.push_back(id);
-        }
-        self.suspend();
+    /// The reactor, for the modules that register sockets and wait on them
+    /// (`io.rs`). Never borrowed across a switch.
+    pub(crate) fn reactor(&self) -> RefMut<'_, Reactor<WakeTicket>> {
+        self.inner.reactor.borrow_mut()
     }
 
-    /// Suspends this fiber for `duration` (the seed's `kernel_sleep`); the
-    /// others run meanwhile.
-    ///
-    /// # Panics
-    ///
-    /// Outside a fiber.
-    pub fn sleep(&self, duration: Duration) {
-        self.expect_fiber("sleep");
-        self.wait(WaitOn::Sleep, Some(duration));
+    /// A sending end of the inbox, for another thread (`remote.rs`).
+    pub(crate) fn inbox_sender(&self) -> InboxSender {
+        self.inner.inbox.sender()
     }
-
-    /// The ticket of this fiber's next wait: hand it to whoever will
-    /// [`unblock`](Self::unblock) you, then [`block`](Self::block) with it.
-    ///
-    /// # Panics
-    ///
-    /// Outside a fiber.
-    pub fn ticket(&self) -> Ticket {
-        let id = self.expect_fiber("ticket");
-        self.inner.state.borrow_mut().next_ticket(id)
-    }
-
-    // ANCHOR: block
-    /// Suspends this fiber until [`unblock`](Self::unblock) is called with
-    /// `ticket`, or `timeout` passes (the seed's `block`). `blocker` says
-    /// what the fiber waits on, for deadlock reports ("mutex").
-    ///
-    /// # Panics
-    ///
-    /// Outside a fiber, or if `ticket` is not this fiber's current one (it
-    /// was taken by another fiber, or before another wait).
-    pub fn block(&self, ticket: Ticket, blocker: &'static str, timeout: Option<Duration>) -> Woken {
-        assert_eq!(
-            ticket,
-            self.ticket(),
-            "block: a ticket is for the fiber that took it, and its next wait only"
-        );
-        match self.wait(WaitOn::Block(blocker), timeout) {
-            Resume::TimedOut => Woken::TimedOut,
-            _ => Woken::Unblocked,
-        }
-    }
-
-    /// Ends the wait `ticket` names, making its fiber ready (the seed's
-    /// `unblock`). Returns false if that wait is already over (it timed
-    /// out, was unblocked before, or its fiber is gone).
-    ///
-    /// Call it from this scheduler's thread (any fiber, or outside fibers);
-    /// other threads use [`crate::Remote::unblock`].
-    pub fn unblock(&self, ticket: Ticket) -> bool {
-        self.inner
-            .state
-            .borrow_mut()
-            .wake(ticket, Resume::Unblocked)
-    }
-    // ANCHOR_END: block
-
-    /// Records that the running fiber waits on `on` (and a timer, if any),
-    /// then switches away until the wait ends. Returns how it ended.
-    pub(crate) fn wait(&self, on: WaitOn, timeout: Option<Duration>) -> Resume {
-        {
-            let mut state = self.inner.state.borrow_mut();
-            let id = self.expect_fiber("wait");
-            let ticket = state.next_ticket(id);
-            let timer = timeout.map(|d| state.timers.insert(Instant::now() + d, ticket));
-            if matches!(on, WaitOn::Io { .. }) {
-                state.io_waiters += 1;
-            }
-            state.fiber_mut(id).wait = Some(Wait { on, timer });
-        }
-        self.suspend()
-    }
-
-    // ANCHOR: suspend
-    /// Switches from the running fiber back to the scheduler's loop, and
-    /// returns when the loop resumes this fiber, with the reason.
-    #[allow(unsafe_code)]
-    fn suspend(&self) -> Resume {
-        let yielder = self
-            .inner
-            .yielder
-            .take()
-            .expect("suspend is only reached from a running fiber");
-        // SAFETY: `yielder` was stored by this very fiber, from the
-        // `&Yielder` corosensei passed to its body (see `spawn`), and it is
-        // only ever stored while that fiber runs: the loop clears it after
-        // every resume, and the fiber stores it again when its switch
-        // returns (just below). So the fiber running now is the one that
-        // stored it, and its body, which borrows the yielder, has not
-        // returned: the yielder lives on that fiber's stack, which is not
-        // freed before the coroutine finishes. No other scheduler's fiber
-        // can be running above it: `run` refuses to nest (`RunningGuard`).
-        let why = unsafe { &*yielder }.suspend(());
-        self.inner.yielder.set(Some(yielder));
-        why
-    }
-    // ANCHOR_END: suspend
 
     /// The running fiber, or a panic naming the operation that needs one.
     fn expect_fiber(&self, what: &str) -> FiberId {
@@ -582,7 +385,7 @@ impl Scheduler {
     /// Makes ready the fibers that other threads unblocked.
     fn take_remote_unblocks(&self) {
         let mut state = self.inner.state.borrow_mut();
-        for ticket in self.inner.remote_rx.try_iter() {
+        for ticket in self.inner.inbox.take() {
             state.wake(ticket, Resume::Unblocked);
         }
     }
@@ -599,57 +402,18 @@ impl Scheduler {
         }
     }
 
-    // ANCHOR: resume
-    /// Switches into fiber `id` until it waits again or finishes.
-    fn resume(&self, id: FiberId) {
-        let (mut fiber, why) = {
-            let mut state = self.inner.state.borrow_mut();
-            let Some(fiber) = state.get_mut(id) else {
-                return;
-            };
-            let coroutine = fiber.coroutine.take().expect("a ready fiber is suspended");
-            let why = fiber.resume;
-            state.stats.switches += 1;
-            (coroutine, why)
-        };
-        // No borrow of the state is held here: the fiber uses it.
-        self.inner.current.set(Some(id));
-        let result = fiber.resume(why);
-        self.inner.current.set(None);
-        self.inner.yielder.set(None);
-        let mut state = self.inner.state.borrow_mut();
-        match result {
-            CoroutineResult::Yield(()) => state.fiber_mut(id).coroutine = Some(fiber),
-            CoroutineResult::Return(()) => {
-                state.remove(id);
-                state.stacks.put(fiber.into_stack());
-            }
-        }
-    }
-    // ANCHOR_END: resume
-
-    /// Sleeps in `poll` for at most `timeout` (`None`: until an event), then
-    /// makes ready the fibers whose sockets are.
+    /// Sleeps in the reactor for at most `timeout` (`None`: until an
+    /// event), then makes ready the fibers whose sockets are.
     fn poll(&self, timeout: Option<Duration>) -> io::Result<()> {
-        let mut poll = self.inner.poll.borrow_mut();
-        let mut events = self.inner.events.borrow_mut();
-        self.inner.state.borrow_mut().stats.polls += 1;
-        match poll.poll(&mut events, timeout) {
-            Ok(()) => {}
-            // A signal interrupted the sleep: nothing happened, and the
-            // loop will work the timeout out again.
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(()),
-            Err(e) => return Err(e),
-        }
         let mut state = self.inner.state.borrow_mut();
-        for event in events.iter() {
-            // The waker's event only interrupts the sleep: the loop then
-            // takes the remote unblocks from their channel.
-            if event.token() != WAKER_TOKEN {
-                state.dispatch(event);
-            }
-        }
-        Ok(())
+        state.stats.polls += 1;
+        // No fiber runs during the sleep, so holding the state is free.
+        // A waiter whose wait is already over (it timed out) is refused by
+        // `wake`, and the reactor keeps the edge for the next waiter.
+        self.inner
+            .reactor
+            .borrow_mut()
+            .poll(timeout, |ticket| state.wake(ticket, Resume::Io))
     }
 
     /// Wakes the fibers whose timers are due.
@@ -661,73 +425,13 @@ impl Scheduler {
             state.wake(ticket, Resume::TimedOut);
         }
     }
-
-    // ANCHOR: nothing_can_wake
-    /// True when no fiber is ready and nothing could ever make one ready:
-    /// no timer, no fiber waiting on a socket, no [`crate::Remote`] alive
-    /// that another thread could unblock with, and no unblock in flight.
-    fn nothing_can_wake(&self, state: &State) -> bool {
-        state.ready.is_empty()
-            && state.timers.is_empty()
-            && state.io_waiters == 0
-            // Read the count before the channel: a thread sends its unblock
-            // before it drops its handle.
-            && self.inner.remote.live.load(Ordering::Acquire) == 0
-            && self.inner.remote_rx.is_empty()
-    }
-    // ANCHOR_END: nothing_can_wake
-
-    /// Unwinds every fiber left (after a deadlock), so their destructors
-    /// run, their stacks are freed, and the handles they hold to this
-    /// scheduler are dropped.
-    fn tear_down(&self) {
-        self.inner.tearing_down.set(true);
-        let fibers: Vec<Fiber> = {
-            let mut state = self.inner.state.borrow_mut();
-            // End every wait first, so that no ticket wakes anything: a
-            // lock released by an unwinding fiber must go back to its
-            // count, not be handed to another fiber that is going too.
-            for fiber in state.slots.iter_mut().filter_map(|s| s.fiber.as_mut()) {
-                fiber.wait = None;
-                fiber.wait_no += 1;
-            }
-            state.ready.clear();
-            state.timers = TimerHeap::new();
-            state.io_waiters = 0;
-            state
-                .slots
-                .iter_mut()
-                .filter_map(|slot| slot.fiber.as_mut()?.coroutine.take())
-                .collect()
-        };
-        // Dropping a suspended coroutine unwinds its stack. Destructors run
-        // there (a lock guard releases its lock, a socket deregisters) and
-        // may call back into the scheduler, so no borrow is held.
-        drop(fibers);
-        let mut state = self.inner.state.borrow_mut();
-        // Retire the slots with a new generation, so that no old id or
-        // ticket can name the fibers that will reuse them.
-        for index in 0..state.slots.len() {
-            let slot = &state.slots[index];
-            if slot.fiber.is_some() {
-                let id = FiberId {
-                    index: index as u32,
-                    generation: slot.generation,
-                };
-                state.remove(id);
-            }
-        }
-        state.ready.clear();
-        drop(state);
-        self.inner.tearing_down.set(false);
-    }
 }
 
 impl fmt::Debug for Scheduler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = self.inner.state.borrow();
         f.debug_struct("Scheduler")
-            .field("live", &state.live)
+            .field("live", &state.fibers.len())
             .field("ready", &state.ready.len())
             .field("timers", &state.timers.len())
             .finish_non_exhaustive()
@@ -735,8 +439,8 @@ impl fmt::Debug for Scheduler {
 }
 
 impl Inner {
-    /// Records a fiber's panic and returns it as that fiber's error.
-    fn record_panic(&self, payload: &(dyn std::any::Any + Send)) -> FiberError {
+    /// Records a fiber's panic and returns it.
+    fn record_panic(&self, payload: &(dyn std::any::Any + Send)) -> FiberPanic {
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
@@ -746,156 +450,17 @@ impl Inner {
             .current
             .get()
             .expect("a fiber body runs as the current fiber");
-        self.state.borrow_mut().panics.push(FiberPanic {
-            fiber,
-            message: message.clone(),
-        });
-        FiberError::Panicked { fiber, message }
+        let panic = FiberPanic { fiber, message };
+        self.state.borrow_mut().panics.push(panic.clone());
+        panic
     }
 }
 
 impl State {
-    /// Adds a new fiber to the table.
-    fn insert(&mut self, coroutine: Fiber) -> FiberId {
-        let fiber = FiberState {
-            coroutine: Some(coroutine),
-            wait_no: 0,
-            wait: None,
-            resume: Resume::Ready,
-        };
-        let index = match self.free_slots.pop() {
-            Some(index) => index,
-            None => {
-                self.slots.push(Slot::default());
-                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 fibers at once")
-            }
-        };
-        let slot = &mut self.slots[index as usize];
-        slot.fiber = Some(fiber);
-        self.live += 1;
-        self.stats.spawned += 1;
-        self.stats.peak_live = self.stats.peak_live.max(self.live);
-        FiberId {
-            index,
-            generation: slot.generation,
-        }
-    }
-
-    /// Removes a finished fiber; its id will not name anything again.
-    fn remove(&mut self, id: FiberId) {
-        let slot = &mut self.slots[id.index as usize];
-        slot.fiber = None;
-        slot.generation = slot.generation.wrapping_add(1);
-        self.free_slots.push(id.index);
-        self.live -= 1;
-    }
-
-    fn get_mut(&mut self, id: FiberId) -> Option<&mut FiberState> {
-        let slot = self.slots.get_mut(id.index as usize)?;
-        if slot.generation != id.generation {
-            return None;
-        }
-        slot.fiber.as_mut()
-    }
-
-    /// The ticket of fiber `id`'s next wait.
-    pub(crate) fn next_ticket(&mut self, id: FiberId) -> Ticket {
-        Ticket {
-            fiber: id,
-            wait: self.fiber_mut(id).wait_no,
-        }
-    }
-
-    /// A fiber known to be alive (the running one, say).
-    fn fiber_mut(&mut self, id: FiberId) -> &mut FiberState {
-        self.get_mut(id).expect("the fiber is alive")
-    }
-
-    // ANCHOR: wake
-    /// Ends the wait `ticket` names, if it is still in progress: cancels its
-    /// timer, forgets it on its socket, and queues the fiber with `why`.
-    pub(crate) fn wake(&mut self, ticket: Ticket, why: Resume) -> bool {
-        let Some(fiber) = self.get_mut(ticket.fiber) else {
-            return false;
-        };
-        if fiber.wait_no != ticket.wait {
-            return false;
-        }
-        let Some(wait) = fiber.wait.take() else {
-            return false;
-        };
-        fiber.wait_no += 1;
-        fiber.resume = why;
-        if let Some(timer) = wait.timer {
-            // O(log n), thanks to the heap's index; a no-op if the timer is
-            // what woke us (it is already out of the heap).
-            self.timers.remove(timer);
-        }
-        if let WaitOn::Io { source, interest } = wait.on {
-            self.io_waiters -= 1;
-            if let Some(Some(source)) = self.sources.get_mut(source) {
-                source.forget(interest, ticket);
-            }
-        }
-        self.ready.push_back(ticket.fiber);
-        true
-    }
-    // ANCHOR_END: wake
-
-    /// What every blocked fiber waits on.
-    fn deadlock(&self) -> Deadlock {
-        let mut stuck = Vec::new();
-        for (index, slot) in self.slots.iter().enumerate() {
-            let Some(fiber) = &slot.fiber else { continue };
-            let blocker = match fiber.wait.as_ref().map(|w| w.on) {
-                Some(WaitOn::Block(blocker)) => blocker,
-                _ => "nothing",
-            };
-            let id = FiberId {
-                index: index as u32,
-                generation: slot.generation,
-            };
-            stuck.push((id, blocker));
-        }
-        Deadlock { stuck }
-    }
-
     fn stats(&self) -> Stats {
         Stats {
             stacks_created: self.stacks.created(),
             ..self.stats.clone()
         }
-    }
-}
-
-thread_local! {
-    /// Is a scheduler running on this thread? See `RunningGuard`.
-    static RUNNING: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Marks "a scheduler runs on this thread" for the duration of `run`.
-///
-/// Running a second scheduler from inside a fiber of the first would let a
-/// fiber of the inner one switch out through a yielder of the outer one,
-/// which corosensei cannot make sense of; refusing to nest is what makes the
-/// `unsafe` in `suspend` sound. A thread-local is the only place that can
-/// know about *every* scheduler of the thread.
-struct RunningGuard;
-
-impl RunningGuard {
-    fn enter() -> Result<RunningGuard, RunError> {
-        RUNNING.with(|running| {
-            if running.replace(true) {
-                Err(RunError::Nested)
-            } else {
-                Ok(RunningGuard)
-            }
-        })
-    }
-}
-
-impl Drop for RunningGuard {
-    fn drop(&mut self) {
-        RUNNING.with(|running| running.set(false));
     }
 }

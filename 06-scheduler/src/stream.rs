@@ -34,7 +34,8 @@ use std::time::Duration;
 
 use select::nonblocking;
 
-use crate::io::{Interest, Registered};
+use crate::io::Registered;
+use crate::reactor::Direction;
 use crate::scheduler::Scheduler;
 
 /// A fiber-aware TCP connection.
@@ -65,7 +66,7 @@ impl FiberTcpStream {
         // stage 4's rule says which (and turns Nagle off once connected).
         // Readiness is only a hint, so "still connecting" waits again.
         loop {
-            io.wait(Interest::Writable, None)?;
+            io.wait(Direction::Writable, None)?;
             if nonblocking::connect_finished(io.get_ref())? {
                 break;
             }
@@ -97,7 +98,7 @@ impl Read for &FiberTcpStream {
             if self.drained.get() {
                 // Nothing to read until the next edge: let the other fibers
                 // run until data comes (or the read timeout passes).
-                self.io.wait(Interest::Readable, self.read_timeout)?;
+                self.io.wait(Direction::Readable, self.read_timeout)?;
                 self.drained.set(false);
             }
             match self.io.get_ref().read(buf) {
@@ -124,7 +125,7 @@ impl Write for &FiberTcpStream {
             match self.io.get_ref().write(buf) {
                 // The send buffer is full: wait until the peer reads.
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.io.wait(Interest::Writable, None)?;
+                    self.io.wait(Direction::Writable, None)?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 result => return result,

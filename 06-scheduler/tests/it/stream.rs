@@ -133,7 +133,7 @@ fn io_wait_outside_a_fiber_is_an_error() {
     let socket = mio::net::TcpStream::connect(server.addr()).expect("connect");
     let registered = sched.register(socket).expect("register");
     let error = registered
-        .wait(scheduler::Interest::Readable, None)
+        .wait(scheduler::Direction::Readable, None)
         .expect_err("not in a fiber");
     assert_eq!(error.kind(), std::io::ErrorKind::Other);
 }
@@ -152,7 +152,7 @@ fn a_second_reader_on_one_socket_is_refused_not_forgotten() {
                     // Nothing will arrive: the first waits out its timeout.
                     registered
                         .wait(
-                            scheduler::Interest::Readable,
+                            scheduler::Direction::Readable,
                             Some(Duration::from_millis(20)),
                         )
                         .map_err(|e| e.kind())

@@ -13,7 +13,7 @@
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 
-use scheduler::{Interest, Registered, Scheduler};
+use scheduler::{Direction, Registered, Scheduler};
 
 /// How many bytes one read asks for.
 const CHUNK: usize = 1024;
@@ -58,7 +58,7 @@ impl FiberListener {
             match self.io.get_ref().accept() {
                 Ok((stream, _peer)) => return self.sched.register(stream),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.io.wait(Interest::Readable, None)?;
+                    self.io.wait(Direction::Readable, None)?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
@@ -83,7 +83,7 @@ pub fn echo(mut conn: Registered<mio::net::TcpStream>) -> io::Result<u64> {
             Ok(0) => return Ok(echoed),
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                conn.wait(Interest::Readable, None)?;
+                conn.wait(Direction::Readable, None)?;
                 continue;
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -95,7 +95,7 @@ pub fn echo(mut conn: Registered<mio::net::TcpStream>) -> io::Result<u64> {
             match conn.get_mut().write(&buf[sent..n]) {
                 Ok(written) => sent += written,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    conn.wait(Interest::Writable, None)?;
+                    conn.wait(Direction::Writable, None)?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),

@@ -3,7 +3,7 @@
 //! The article's `Mutex.release` wakes `self.waiters.pop()`: the *last*
 //! fiber that asked. Under steady contention the first one to ask can wait
 //! forever while newcomers overtake it. [`Lock`] is the article's lock
-//! rebuilt on the scheduler's tickets: `lock` queues this fiber's ticket
+//! rebuilt on the scheduler's wake tickets: `lock` queues this fiber's ticket
 //! and blocks; `unlock` must hand the lock to the fiber that has waited
 //! *longest*, without ever letting it go free in between (a fiber that
 //! calls `lock` at that moment must not barge in).
@@ -13,7 +13,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
-use scheduler::{Scheduler, Ticket};
+use scheduler::{Scheduler, WakeTicket};
 
 /// A fiber lock without data (the article's `DeferredLock`).
 #[derive(Debug)]
@@ -21,7 +21,7 @@ pub struct Lock {
     sched: Scheduler,
     locked: Cell<bool>,
     /// The waiting fibers, in the order they asked.
-    waiters: RefCell<VecDeque<Ticket>>,
+    waiters: RefCell<VecDeque<WakeTicket>>,
 }
 
 impl Lock {

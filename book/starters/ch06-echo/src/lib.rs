@@ -14,7 +14,7 @@
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 
-use scheduler::{Interest, Registered, Scheduler};
+use scheduler::{Direction, Registered, Scheduler};
 
 /// How many bytes one read asks for.
 const CHUNK: usize = 1024;
@@ -59,7 +59,7 @@ impl FiberListener {
             match self.io.get_ref().accept() {
                 Ok((stream, _peer)) => return self.sched.register(stream),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    self.io.wait(Interest::Readable, None)?;
+                    self.io.wait(Direction::Readable, None)?;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
