@@ -22,8 +22,6 @@ struct Args {
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
-    let stage = Fibers {
-        stack_size: args.stack_kib as usize * 1024,
-    };
+    let stage = Fibers::with_stack_size(args.stack_kib as usize * 1024);
     testbed::harness::main(&stage, &args.settings)
 }

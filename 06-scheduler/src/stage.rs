@@ -10,13 +10,16 @@
 //! starts and puts it back when it ends, so 20,000 items through 100 fibers
 //! use 100 connections, not 20,000. A slot is also the item's lane on the
 //! timeline. The limiter admits at most `--conns` fibers and there are
-//! `--conns` slots, so a starting fiber always finds one.
+//! `--conns` slots, so a starting fiber always finds one, as long as every
+//! fiber gives its slot back, which it does even when it panics
+//! (`SlotLoan`).
 //!
 //! Not here: the scheduler (`scheduler.rs`); the request (01-sync).
 
 use std::cell::RefCell;
 use std::io;
 use std::net::SocketAddr;
+use std::ops::{Deref, DerefMut};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -40,13 +43,43 @@ const PANICS_LISTED: usize = 5;
 #[derive(Debug, Clone, Copy)]
 pub struct Fibers {
     /// Each fiber's stack, in bytes (`--stack-kib`).
-    pub stack_size: usize,
+    stack_size: usize,
+    /// Items whose fiber panics where it would record: see
+    /// [`Fibers::panic_when_recording`].
+    panic_when_recording: Option<fn(&Item) -> bool>,
 }
 
 impl Default for Fibers {
     fn default() -> Self {
+        Fibers::with_stack_size(DEFAULT_STACK_SIZE)
+    }
+}
+
+impl Fibers {
+    /// The stage, with fiber stacks of `stack_size` bytes (`--stack-kib`).
+    pub fn with_stack_size(stack_size: usize) -> Fibers {
         Fibers {
-            stack_size: DEFAULT_STACK_SIZE,
+            stack_size,
+            panic_when_recording: None,
+        }
+    }
+
+    /// Each fiber's stack, in bytes.
+    pub fn stack_size(&self) -> usize {
+        self.stack_size
+    }
+
+    /// A test hook: the fiber of every item `pick` chooses panics where it
+    /// would record the item's outcome, as a bug in the request or the
+    /// store would. It exists because nothing else can make a fiber panic
+    /// on demand (bad input from the network is an outcome, not a panic),
+    /// and the stage must survive a panicking fiber without losing its
+    /// connection slot. Hidden: not for use outside tests.
+    #[doc(hidden)]
+    pub fn panic_when_recording(self, pick: fn(&Item) -> bool) -> Fibers {
+        Fibers {
+            panic_when_recording: Some(pick),
+            ..self
         }
     }
 }
@@ -64,6 +97,7 @@ impl Stage for Fibers {
             server: scenario.server,
             phases: scenario.phases,
             read_timeout: scenario.read_timeout,
+            panic_when_recording: self.panic_when_recording,
             store: RefCell::new(scenario.open_store()?),
             store_error: RefCell::new(None),
             // Popped from the end: lane 0 goes first.
@@ -105,6 +139,8 @@ struct Shared {
     server: SocketAddr,
     phases: Phases,
     read_timeout: Option<Duration>,
+    /// The test hook of [`Fibers::panic_when_recording`].
+    panic_when_recording: Option<fn(&Item) -> bool>,
     /// The one database connection (the seed's `openDB()`): fibers take
     /// turns, and a record never suspends, so a `RefCell` is enough.
     store: RefCell<Store>,
@@ -129,29 +165,100 @@ impl ConnSlot {
     }
 }
 
+/// A connection slot on loan to one fiber. It goes back to the free list
+/// however the fiber ends: with its connection by [`SlotLoan::give_back`],
+/// or without it when a panic unwinds the fiber. Without this, a panic
+/// would lose the slot, and after `--conns` panics no fiber could start.
+struct SlotLoan<'a> {
+    slots: &'a RefCell<Vec<ConnSlot>>,
+    /// `Some` until given back.
+    slot: Option<ConnSlot>,
+}
+
+impl<'a> SlotLoan<'a> {
+    /// Takes a free slot.
+    ///
+    /// # Panics
+    ///
+    /// If none is free, which would be a bug: the limiter admits `conns`
+    /// fibers at once, there are `conns` slots, and every fiber gives its
+    /// slot back.
+    fn take(slots: &'a RefCell<Vec<ConnSlot>>) -> SlotLoan<'a> {
+        let slot = slots
+            .borrow_mut()
+            .pop()
+            .expect("the limiter admits `conns` fibers and there are `conns` slots");
+        SlotLoan {
+            slots,
+            slot: Some(slot),
+        }
+    }
+
+    /// Gives the slot back with its connection, for the next item.
+    fn give_back(mut self) {
+        if let Some(slot) = self.slot.take() {
+            self.slots.borrow_mut().push(slot);
+        }
+    }
+}
+
+impl Deref for SlotLoan<'_> {
+    type Target = ConnSlot;
+
+    fn deref(&self) -> &ConnSlot {
+        self.slot.as_ref().expect("a slot on loan until given back")
+    }
+}
+
+impl DerefMut for SlotLoan<'_> {
+    fn deref_mut(&mut self) -> &mut ConnSlot {
+        self.slot.as_mut().expect("a slot on loan until given back")
+    }
+}
+
+impl Drop for SlotLoan<'_> {
+    fn drop(&mut self) {
+        // Still here only if `give_back` was never reached: the fiber is
+        // unwinding from a panic. Its connection may be mid-request, with a
+        // reply on its way that the next item would read as its own, so it
+        // is closed; the slot's next fiber reconnects.
+        if let Some(mut slot) = self.slot.take() {
+            slot.conn = None;
+            self.slots.borrow_mut().push(slot);
+        }
+    }
+}
+
 impl Shared {
     /// One item, start to finish: the body of an item's fiber.
     fn process(&self, item: &Item) {
         let started = Instant::now();
-        let mut slot = self
-            .slots
-            .borrow_mut()
-            .pop()
-            .expect("the limiter admits `conns` fibers and there are `conns` slots");
+        let mut slot = SlotLoan::take(&self.slots);
         let outcome = self.request(&mut slot.conn, item);
         // A broken connection cannot carry the next request: the slot's
         // next fiber reconnects.
         if matches!(&outcome, Err(f) if f.kind.breaks_connection()) {
             slot.conn = None;
         }
+        self.record(item, slot.lane, started, &outcome);
+        slot.give_back();
+    }
+
+    /// Records the item's outcome; a failure is kept for the end of the run.
+    fn record(&self, item: &Item, lane: Lane, started: Instant, outcome: &Outcome) {
+        if self.panic_when_recording.is_some_and(|pick| pick(item)) {
+            panic!(
+                "item {} panics where it would be recorded (test hook)",
+                item.id
+            );
+        }
         let recorded = self
             .store
             .borrow_mut()
-            .record(item.id, slot.lane, started, &outcome);
+            .record(item.id, lane, started, outcome);
         if let Err(error) = recorded {
             self.store_error.borrow_mut().get_or_insert(error);
         }
-        self.slots.borrow_mut().push(slot);
     }
 
     // ANCHOR: same_request

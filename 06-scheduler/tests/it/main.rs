@@ -10,6 +10,7 @@ mod panics;
 mod race;
 mod remote;
 mod scheduler;
+mod stage;
 mod stream;
 mod tidy;
 mod util;
