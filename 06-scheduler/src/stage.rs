@@ -97,6 +97,7 @@ impl Stage for Fibers {
             server: scenario.server,
             phases: scenario.phases,
             read_timeout: scenario.read_timeout,
+            connect_timeout: scenario.connect_timeout,
             panic_when_recording: self.panic_when_recording,
             store: RefCell::new(scenario.open_store()?),
             store_error: RefCell::new(None),
@@ -139,6 +140,8 @@ struct Shared {
     server: SocketAddr,
     phases: Phases,
     read_timeout: Option<Duration>,
+    /// How long a connect may take (`--connect-timeout`).
+    connect_timeout: Duration,
     /// The test hook of [`Fibers::panic_when_recording`].
     panic_when_recording: Option<fn(&Item) -> bool>,
     /// The one database connection (the seed's `openDB()`): fibers take
@@ -274,10 +277,12 @@ impl Shared {
     }
     // ANCHOR_END: same_request
 
-    /// Opens a fiber-aware connection to the server.
+    /// Opens a fiber-aware connection to the server, within the connect
+    /// timeout: a server that drops SYNs fails the item with `timeout`.
     fn connect(&self) -> Result<Conn<FiberTcpStream>, Failure> {
         let mut stream =
-            FiberTcpStream::connect(&self.sched, self.server).map_err(|e| Failure::from_io(&e))?;
+            FiberTcpStream::connect_timeout(&self.sched, self.server, self.connect_timeout)
+                .map_err(|e| Failure::from_io(&e))?;
         stream.set_read_timeout(self.read_timeout);
         Ok(Conn::new(stream))
     }

@@ -18,6 +18,9 @@
 //! one an item failed with `timeout`. Like stage 5's, it bounds each wait,
 //! not the whole request.
 //!
+//! The connect has its own bound, [`FiberTcpStream::connect_timeout`], for
+//! the whole handshake: a server that drops SYNs never answers at all.
+//!
 //! # Shared
 //!
 //! Like `std::net::TcpStream`, a shared `&FiberTcpStream` reads and writes
@@ -30,7 +33,7 @@
 use std::cell::Cell;
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use select::nonblocking;
 
@@ -50,23 +53,69 @@ pub struct FiberTcpStream {
 }
 
 impl FiberTcpStream {
-    // ANCHOR: connect
-    /// Connects to `addr` without blocking the thread: starts a
-    /// non-blocking connect, then waits (in this fiber) until the socket is
-    /// writable, which is how the kernel says the handshake finished, one
-    /// way or the other.
+    /// Connects to `addr` without blocking the thread, waiting (in this
+    /// fiber) for as long as the handshake takes, like
+    /// `std::net::TcpStream::connect`. A server that drops SYNs makes that
+    /// the kernel's own limit, about two minutes: prefer
+    /// [`connect_timeout`](Self::connect_timeout).
     ///
     /// # Errors
     ///
     /// The connect failed (`ConnectionRefused`...), or it was called
     /// outside a fiber.
     pub fn connect(sched: &Scheduler, addr: SocketAddr) -> io::Result<FiberTcpStream> {
+        FiberTcpStream::connect_until(sched, addr, None)
+    }
+
+    // ANCHOR: connect
+    /// Connects to `addr` without blocking the thread, giving up after
+    /// `timeout`, like `std::net::TcpStream::connect_timeout`: starts a
+    /// non-blocking connect, then waits (in this fiber) until the socket is
+    /// writable, which is how the kernel says the handshake finished, one
+    /// way or the other.
+    ///
+    /// # Errors
+    ///
+    /// - `TimedOut` when the handshake has not finished within `timeout`;
+    /// - `InvalidInput` for a zero `timeout` (as `std` does);
+    /// - the connect's own failure (`ConnectionRefused`...), or `Other`
+    ///   outside a fiber.
+    pub fn connect_timeout(
+        sched: &Scheduler,
+        addr: SocketAddr,
+        timeout: Duration,
+    ) -> io::Result<FiberTcpStream> {
+        if timeout.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "cannot connect with a zero timeout",
+            ));
+        }
+        FiberTcpStream::connect_until(sched, addr, Some(Instant::now() + timeout))
+    }
+
+    /// The connect itself: waits for the handshake until `deadline`, if any.
+    fn connect_until(
+        sched: &Scheduler,
+        addr: SocketAddr,
+        deadline: Option<Instant>,
+    ) -> io::Result<FiberTcpStream> {
         let io = sched.register(mio::net::TcpStream::connect(addr)?)?;
         // "Writable" means the handshake is over, one way or the other;
         // stage 4's rule says which (and turns Nagle off once connected).
-        // Readiness is only a hint, so "still connecting" waits again.
+        // Readiness is only a hint, so "still connecting" waits again, for
+        // what is left of the time.
         loop {
-            io.wait(Direction::Writable, None)?;
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            match io.wait(Direction::Writable, left) {
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("connecting to {addr}: no handshake within the connect timeout"),
+                    ));
+                }
+                result => result?,
+            }
             if nonblocking::connect_finished(io.get_ref())? {
                 break;
             }

@@ -1,9 +1,15 @@
-//! The stage's own failure modes: a fiber that panics.
+//! The stage's own failure modes: a fiber that panics, and a server whose
+//! handshakes never complete.
+
+use std::time::Duration;
 
 use scheduler::Fibers;
 use testbed::cli::Settings;
 use testbed::conformance::quick_settings;
 use testbed::harness::execute;
+use testbed::testing::{SynDropper, json_report, run_bin};
+
+const BIN: &str = env!("CARGO_BIN_EXE_06-scheduler");
 
 /// Every fifth item's fiber panics where it would record: 4 of 20 items,
 /// twice as many panics as there are connection slots. Each panic must
@@ -22,4 +28,31 @@ fn a_panicking_fiber_gives_its_connection_slot_back() {
     assert_eq!(report.stage_stats["fiber_panics"], 4, "{report}");
     assert_eq!(report.lost, 4, "only the items that panicked: {report}");
     assert_eq!(report.ok, 16, "{report}");
+}
+
+/// A server whose accept queue is full drops every SYN: each connect must
+/// end at `--connect-timeout` as an item failed with `timeout`, not stall
+/// the run for the kernel's two minutes of retries.
+#[test]
+fn a_server_that_drops_syns_fails_items_with_timeout_not_a_stall() {
+    let dropper = SynDropper::new();
+    let server = dropper.addr().to_string();
+    // Without a connect timeout each connect waits for the kernel's own
+    // limit, and the deadline below kills the run.
+    let output = run_bin(
+        BIN,
+        &[
+            "--server",
+            &server,
+            "--items",
+            "3",
+            "--connect-timeout",
+            "100ms",
+            "--json",
+        ],
+        Duration::from_secs(20),
+    );
+    let report = json_report(&output);
+    assert_eq!(report["errors"]["timeout"], 3, "{report}");
+    assert_eq!(report["lost"], 0, "{report}");
 }

@@ -11,6 +11,7 @@ use testbed::latency::LatencyModel;
 use testbed::outcome::ErrorKind;
 use testbed::protocol::Phases;
 use testbed::server::{ServerConfig, SlowServer};
+use testbed::testing::SynDropper;
 use testbed::workload::items;
 
 use crate::util::{run, server};
@@ -124,6 +125,26 @@ fn a_refused_connect_is_an_error_not_a_hang() {
         .expect("no panic")
         .expect_err("refused");
     assert_eq!(error.kind(), std::io::ErrorKind::ConnectionRefused);
+}
+
+#[test]
+fn a_connect_that_never_completes_times_out() {
+    let dropper = SynDropper::new();
+    let sched = Scheduler::new().expect("a scheduler");
+    let sched2 = sched.clone();
+    let result = sched
+        .spawn(move || {
+            let timeout = Duration::from_millis(50);
+            FiberTcpStream::connect_timeout(&sched2, dropper.addr(), timeout).map(|_| ())
+        })
+        .expect("spawn");
+    run(&sched);
+    let error = result
+        .try_join()
+        .expect("finished")
+        .expect("no panic")
+        .expect_err("the handshake never completes");
+    assert_eq!(error.kind(), std::io::ErrorKind::TimedOut, "{error}");
 }
 
 #[test]
