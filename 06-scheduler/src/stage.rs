@@ -233,19 +233,20 @@ impl Drop for SlotLoan<'_> {
 }
 
 impl Shared {
-    /// One item, start to finish: the body of an item's fiber.
+    // ANCHOR: same_request
+    /// One item, start to finish: the body of an item's fiber. The request
+    /// is 01-sync's, unchanged, and so is the loop body around it: connect
+    /// if the slot has no connection, send, drop the connection if it
+    /// broke. It believes it is blocking, and it is, but only this fiber.
     fn process(&self, item: &Item) {
         let started = Instant::now();
         let mut slot = SlotLoan::take(&self.slots);
-        let outcome = self.request(&mut slot.conn, item);
-        // A broken connection cannot carry the next request: the slot's
-        // next fiber reconnects.
-        if matches!(&outcome, Err(f) if f.kind.breaks_connection()) {
-            slot.conn = None;
-        }
+        let open = || self.connect();
+        let outcome = sync::request_reusing(&mut slot.conn, open, item, self.phases);
         self.record(item, slot.lane, started, &outcome);
         slot.give_back();
     }
+    // ANCHOR_END: same_request
 
     /// Records the item's outcome; a failure is kept for the end of the run.
     fn record(&self, item: &Item, lane: Lane, started: Instant, outcome: &Outcome) {
@@ -263,19 +264,6 @@ impl Shared {
             self.store_error.borrow_mut().get_or_insert(error);
         }
     }
-
-    // ANCHOR: same_request
-    /// Sends one item over the slot's connection, connecting first if it
-    /// has none. The request is 01-sync's, unchanged: it believes it is
-    /// blocking, and it is, but only this fiber.
-    fn request(&self, conn: &mut Option<Conn<FiberTcpStream>>, item: &Item) -> Outcome {
-        let conn = match conn {
-            Some(conn) => conn,
-            None => conn.insert(self.connect()?),
-        };
-        sync::request(conn, item, self.phases)
-    }
-    // ANCHOR_END: same_request
 
     /// Opens a fiber-aware connection to the server, within the connect
     /// timeout: a server that drops SYNs fails the item with `timeout`.
