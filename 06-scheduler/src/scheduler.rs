@@ -62,14 +62,15 @@
 //! `testbed::store::Store::record`, a SQLite `INSERT` that holds the thread
 //! until SQLite returns. With the in-memory database the harness uses by
 //! default, that is a write to memory; with a `--db` file (WAL mode,
-//! `synchronous = NORMAL`), an append to the log with no `fsync`, except
-//! that about every thousand pages a commit also checkpoints, and syncs.
-//! Both are microseconds, checkpoints aside, and never wait on a lock:
-//! the stage is the database's only writer, so SQLite's busy timeout (up
-//! to 10 s waiting for another writer) never starts. Microseconds per
-//! item, against milliseconds of waiting on the server, is what this
-//! stage pays to keep the seed's shape, a fiber that records its own
-//! result. A real program would not call a blocking library from a fiber:
+//! `synchronous = NORMAL`), an append to the log with no `fsync`. Both
+//! take microseconds. The rare longer one is the commit that finds a
+//! thousand pages in the log (every few hundred items): it checkpoints,
+//! copying the log into the database and syncing it, for milliseconds.
+//! None waits on a lock: the stage is the database's only writer, so
+//! SQLite's busy timeout (up to 10 s for another writer) never starts.
+//! Microseconds per item, against milliseconds of waiting on the server,
+//! is what this stage pays to keep the seed's shape, a fiber that records
+//! its own result. A real program would not call a blocking library from a fiber:
 //! it would send the outcome over a channel to one writer thread (as
 //! bench's `threads` reference does), or hand a rare call to
 //! [`Scheduler::spawn_blocking`].

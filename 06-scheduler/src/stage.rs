@@ -145,7 +145,9 @@ struct Shared {
     /// The test hook of [`Fibers::panic_when_recording`].
     panic_when_recording: Option<fn(&Item) -> bool>,
     /// The one database connection (the seed's `openDB()`): fibers take
-    /// turns, and a record never suspends, so a `RefCell` is enough.
+    /// turns, and a record never suspends, so a `RefCell` is enough. A
+    /// record does block the thread, for microseconds: the one exception to
+    /// the scheduler's invariant, stated (and argued) in `scheduler.rs`.
     store: RefCell<Store>,
     /// The first failure to record; the run reports it at the end.
     store_error: RefCell<Option<StoreError>>,
