@@ -42,6 +42,40 @@ use crate::reactor::Direction;
 use crate::scheduler::Scheduler;
 
 /// A fiber-aware TCP connection.
+///
+/// # Examples
+///
+/// 01-sync's request, unchanged, in a fiber, against a slow server on
+/// loopback:
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use scheduler::{FiberTcpStream, Scheduler};
+/// use testbed::conn::Conn;
+/// use testbed::protocol::{Phases, ResultHash};
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload;
+///
+/// let server = SlowServer::spawn(ServerConfig::default())?;
+/// let addr = server.addr();
+/// let item = workload::items(1, 7).remove(0);
+/// let expected = ResultHash::of(item.id, &item.payload);
+///
+/// let sched = Scheduler::new()?;
+/// let sched2 = sched.clone();
+/// let request = sched.spawn(move || -> std::io::Result<_> {
+///     let timeout = Duration::from_secs(5);
+///     let stream = FiberTcpStream::connect_timeout(&sched2, addr, timeout)?;
+///     let mut conn = Conn::new(stream);
+///     // Suspends this fiber, not the thread, while the server thinks.
+///     Ok(sync::request(&mut conn, &item, Phases::Two))
+/// })?;
+/// sched.run()?;
+/// let outcome = request.try_join().expect("the fiber finished")??;
+/// assert_eq!(outcome, Ok(expected));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct FiberTcpStream {
     io: Registered<mio::net::TcpStream>,
