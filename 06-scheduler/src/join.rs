@@ -64,7 +64,6 @@ impl<T> JoinShared<T> {
 }
 
 impl Scheduler {
-    // ANCHOR: spawn
     /// Starts `f` as a new fiber (Ruby's `Fiber.schedule`). It does not run
     /// yet: it joins the back of the ready queue, and the caller goes on.
     ///
@@ -96,6 +95,7 @@ impl Scheduler {
     /// assert_eq!(parent.try_join(), Some(Ok(Ok(42))));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    // ANCHOR: spawn
     pub fn spawn<T: 'static>(&self, f: impl FnOnce() -> T + 'static) -> io::Result<JoinHandle<T>> {
         let shared = Rc::new(JoinShared {
             result: RefCell::new(None),

@@ -60,8 +60,9 @@
 //! keeps the *running* fiber's yielder as a raw pointer, stored by the
 //! fiber's body when it starts and every time it is resumed, cleared by the
 //! loop every time the fiber switches out. Dereferencing it is the one
-//! `unsafe` block of this crate (`scheduler/switch.rs`, whose `YielderSlot`
-//! states the invariant that makes it sound). For that invariant to hold,
+//! `unsafe` operation of this crate (`scheduler/switch.rs`: `YielderSlot`
+//! states the invariant that makes it sound, and its `unsafe fn store`
+//! the contract that keeps it). For that invariant to hold,
 //! two schedulers must never be running on one thread at once (a fiber of
 //! one would switch out through the other's yielder), and that is the one
 //! thread-local: `run` marks the thread as running a scheduler and refuses

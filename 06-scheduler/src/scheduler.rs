@@ -19,7 +19,7 @@
 //! - `scheduler/wait.rs`: waits and [`WakeTicket`]s: `block`, `unblock`,
 //!   and the one function every wake-up goes through;
 //! - `scheduler/switch.rs`: the stack switch, in and out of a fiber, and
-//!   the crate's one `unsafe`;
+//!   the crate's only `unsafe` code;
 //! - `scheduler/inbox.rs`: unblocks sent from other threads;
 //! - `scheduler/deadlock.rs`: noticing that nothing can wake the fibers
 //!   left, and unwinding them.
@@ -284,7 +284,6 @@ impl Scheduler {
     }
     // ANCHOR_END: start
 
-    // ANCHOR: run
     /// Runs fibers until none is left (the seed's `close`).
     ///
     /// # Errors
@@ -320,6 +319,7 @@ impl Scheduler {
     /// assert_eq!(summary.stats.spawned, 2);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    // ANCHOR: run
     pub fn run(&self) -> Result<Summary, RunError> {
         let _running = RunningGuard::enter()?;
         loop {

@@ -1,6 +1,6 @@
 //! The stack switch: into a fiber ([`Scheduler::resume`], from the loop)
 //! and out of it (`YielderSlot::suspend`, from deep inside the fiber), and
-//! the crate's one `unsafe` block, which the second needs.
+//! the crate's only `unsafe` code, which the second needs.
 //!
 //! corosensei switches stacks and nothing else. It hands a fiber's body a
 //! `&Yielder`, the one thing that can switch *out* of that fiber, and only
