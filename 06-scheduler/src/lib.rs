@@ -23,7 +23,7 @@
 //!   `yield_now`, `sleep`, and the loop, [`run`], with its parts in
 //!   `scheduler/`: the fiber table, waits and [`WakeTicket`]s
 //!   (`block`/`unblock`), the stack switch, the inbox for other threads,
-//!   deadlock detection.
+//!   deadlock detection, and what a run reports ([`Summary`]).
 //! - Under the core, and knowing nothing of fibers: `heap.rs`, the timers,
 //!   a binary heap with O(log n) removal; `stacks.rs`, fiber stacks, small
 //!   and pooled; `reactor.rs`, the `epoll` instance the loop sleeps in and

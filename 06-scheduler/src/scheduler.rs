@@ -12,17 +12,18 @@
 //!
 //! # Layout
 //!
-//! This file holds the [`Scheduler`] handle, its public counters and the
-//! loop. Its parts, in reading order:
+//! This file holds the [`Scheduler`] handle, `start` and the loop. Its parts, in reading order:
 //!
 //! - `scheduler/table.rs`: the fiber table and [`FiberId`];
-//! - `scheduler/wait.rs`: waits and [`WakeTicket`]s: `block`, `unblock`,
-//!   and the one function every wake-up goes through;
+//! - `scheduler/wait.rs`: the ways a fiber stops (`yield_now`, `sleep`,
+//!   `block`) and [`WakeTicket`]s, with the one function every wake-up
+//!   goes through;
 //! - `scheduler/switch.rs`: the stack switch, in and out of a fiber, and
 //!   the crate's only `unsafe` code;
 //! - `scheduler/inbox.rs`: unblocks sent from other threads;
 //! - `scheduler/deadlock.rs`: noticing that nothing can wake the fibers
-//!   left, and unwinding them.
+//!   left, and unwinding them;
+//! - `scheduler/summary.rs`: what a run reports ([`Summary`], [`RunError`]).
 //!
 //! The loop sleeps in the reactor (`reactor.rs`), which it owns and which
 //! knows nothing about fibers. The core imports none of the modules built
@@ -93,6 +94,7 @@ use crate::stacks::{DEFAULT_STACK_SIZE, StackPool};
 
 mod deadlock;
 mod inbox;
+mod summary;
 // The crate denies `unsafe_code`; this module is the one exception: the
 // switch out of a fiber dereferences a raw pointer to its yielder.
 #[allow(unsafe_code)]
@@ -102,13 +104,14 @@ mod wait;
 
 pub use deadlock::Deadlock;
 pub(crate) use inbox::InboxSender;
+pub use summary::{FiberPanic, RunError, Stats, Summary};
 pub use table::FiberId;
 pub use wait::{WakeTicket, Woken};
 
 use inbox::Inbox;
-use switch::{RunningGuard, YielderSlot};
+use switch::{Fiber, RunningGuard, YielderSlot};
 use table::FiberTable;
-use wait::Resume;
+use wait::{Resume, Wait};
 
 /// How many fibers one turn of the loop may resume before it polls again.
 /// Fibers made ready during a turn (unblocked, spawned, yielding) run in
@@ -117,60 +120,6 @@ use wait::Resume;
 /// Large enough that a burst of replies on hundreds of connections is
 /// served in one turn; small enough that a turn stays in the milliseconds.
 const TURN_BUDGET: usize = 1024;
-
-/// Counters of a run, for the report and the curious.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Fibers spawned.
-    pub spawned: u64,
-    /// The most fibers alive at once.
-    pub peak_live: usize,
-    /// Switches into a fiber (each resume).
-    pub switches: u64,
-    /// Calls to `poll`, the only place the thread sleeps.
-    pub polls: u64,
-    /// Timers that fired (sleeps ending, timeouts).
-    pub timers_fired: u64,
-    /// Fiber stacks created; the other fibers reused one.
-    pub stacks_created: usize,
-    /// The size of each fiber stack, in bytes.
-    pub stack_size: usize,
-}
-
-/// A fiber that panicked: the panic was caught at the fiber's edge and the
-/// other fibers went on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FiberPanic {
-    /// Which fiber.
-    pub fiber: FiberId,
-    /// The panic's message.
-    pub message: String,
-}
-
-/// What [`Scheduler::run`] reports when every fiber has finished.
-#[derive(Debug, Clone, Default)]
-pub struct Summary {
-    /// The run's counters.
-    pub stats: Stats,
-    /// Every fiber that panicked, in order.
-    pub panics: Vec<FiberPanic>,
-}
-
-/// Why [`Scheduler::run`] stopped before every fiber finished.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Fibers are blocked and nothing can wake them. They have been
-    /// unwound (their destructors ran) so the scheduler is empty again.
-    #[error("{0}")]
-    Deadlock(Deadlock),
-    /// `poll` failed.
-    #[error("poll failed: {0}")]
-    Io(#[from] io::Error),
-    /// `run` was called while a scheduler was already running on this
-    /// thread (from inside a fiber, typically).
-    #[error("a scheduler is already running on this thread: fibers cannot run a scheduler")]
-    Nested,
-}
 
 /// A handle to a fiber scheduler. Cloning it is cheap and gives another
 /// handle to the same scheduler; fibers take one to spawn, sleep, wait.
@@ -199,7 +148,7 @@ struct Inner {
 /// Everything the loop and the fibers change, behind one `RefCell`: no
 /// borrow of it is ever held across a switch.
 struct State {
-    fibers: FiberTable,
+    fibers: FiberTable<FiberState>,
     ready: VecDeque<FiberId>,
     timers: TimerHeap<WakeTicket>,
     /// Fibers waiting on I/O: a peer can still wake them.
@@ -207,6 +156,18 @@ struct State {
     stacks: StackPool,
     stats: Stats,
     panics: Vec<FiberPanic>,
+}
+
+/// What the scheduler knows about one live fiber.
+struct FiberState {
+    /// `None` while the fiber runs: its coroutine is out, being resumed.
+    coroutine: Option<Fiber>,
+    /// The number of the fiber's current (or next) wait, for tickets.
+    wait_no: u64,
+    /// The wait in progress, if the fiber is waiting.
+    wait: Option<Wait>,
+    /// What to tell the fiber when it is next resumed.
+    resume: Resume,
 }
 
 impl Scheduler {
@@ -276,7 +237,12 @@ impl Scheduler {
         };
         let mut state = self.inner.state.borrow_mut();
         let stack = state.stacks.get()?;
-        let id = state.fibers.insert(switch::fiber(stack, &self.inner, body));
+        let id = state.fibers.insert(FiberState {
+            coroutine: Some(switch::fiber(stack, &self.inner, body)),
+            wait_no: 0,
+            wait: None,
+            resume: Resume::Ready,
+        });
         state.stats.spawned += 1;
         state.stats.peak_live = state.stats.peak_live.max(state.fibers.len());
         state.ready.push_back(id);
@@ -436,32 +402,5 @@ impl fmt::Debug for Scheduler {
             .field("ready", &state.ready.len())
             .field("timers", &state.timers.len())
             .finish_non_exhaustive()
-    }
-}
-
-impl Inner {
-    /// Records a fiber's panic and returns it.
-    fn record_panic(&self, payload: &(dyn std::any::Any + Send)) -> FiberPanic {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-        let fiber = self
-            .current
-            .get()
-            .expect("a fiber body runs as the current fiber");
-        let panic = FiberPanic { fiber, message };
-        self.state.borrow_mut().panics.push(panic.clone());
-        panic
-    }
-}
-
-impl State {
-    fn stats(&self) -> Stats {
-        Stats {
-            stacks_created: self.stacks.created(),
-            ..self.stats.clone()
-        }
     }
 }

@@ -4,13 +4,14 @@
 //! that an old id (held by a ticket, a join handle, a log line) can never
 //! name the fiber that took its place: looking it up finds nothing.
 //!
-//! Not here: what a fiber waits for (`wait.rs`) or how it runs
+//! The table is generic over what it keeps per fiber, so this file needs
+//! nothing else of the scheduler.
+//!
+//! Not here: what the scheduler keeps per fiber (`FiberState`, in
+//! `scheduler.rs`), what a fiber waits for (`wait.rs`), how it runs
 //! (`switch.rs`).
 
 use std::fmt;
-
-use super::switch::Fiber;
-use super::wait::{Resume, Wait};
 
 /// Names one fiber of one scheduler. Ids are reused once a fiber has
 /// finished, with a new generation, so an old id never names a new fiber.
@@ -29,50 +30,37 @@ impl fmt::Display for FiberId {
     }
 }
 
-/// What the scheduler knows about one live fiber.
-pub(super) struct FiberState {
-    /// `None` while the fiber runs: its coroutine is out, being resumed.
-    pub(super) coroutine: Option<Fiber>,
-    /// The number of the fiber's current (or next) wait, for tickets.
-    pub(super) wait_no: u64,
-    /// The wait in progress, if the fiber is waiting.
-    pub(super) wait: Option<Wait>,
-    /// What to tell the fiber when it is next resumed.
-    pub(super) resume: Resume,
-}
-
 /// A slot of the table: its current generation, and its fiber if alive.
-#[derive(Default)]
-struct Slot {
+struct Slot<T> {
     generation: u32,
-    fiber: Option<FiberState>,
+    fiber: Option<T>,
 }
 
-/// Live fibers by id, with the free slots kept for reuse.
-#[derive(Default)]
-pub(super) struct FiberTable {
-    slots: Vec<Slot>,
+/// Live fibers by id (a `T` each), with the free slots kept for reuse.
+pub(super) struct FiberTable<T> {
+    slots: Vec<Slot<T>>,
     free: Vec<u32>,
     live: usize,
 }
 
-impl FiberTable {
-    pub(super) fn new() -> FiberTable {
-        FiberTable::default()
+impl<T> FiberTable<T> {
+    pub(super) fn new() -> FiberTable<T> {
+        FiberTable {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+        }
     }
 
-    /// Adds a new fiber, ready to run from its start.
-    pub(super) fn insert(&mut self, coroutine: Fiber) -> FiberId {
-        let fiber = FiberState {
-            coroutine: Some(coroutine),
-            wait_no: 0,
-            wait: None,
-            resume: Resume::Ready,
-        };
+    /// Adds a new fiber.
+    pub(super) fn insert(&mut self, fiber: T) -> FiberId {
         let index = match self.free.pop() {
             Some(index) => index,
             None => {
-                self.slots.push(Slot::default());
+                self.slots.push(Slot {
+                    generation: 0,
+                    fiber: None,
+                });
                 u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 fibers at once")
             }
         };
@@ -96,7 +84,7 @@ impl FiberTable {
     }
 
     /// The fiber `id` names, if it is still alive.
-    pub(super) fn get(&self, id: FiberId) -> Option<&FiberState> {
+    pub(super) fn get(&self, id: FiberId) -> Option<&T> {
         let slot = self.slots.get(id.index as usize)?;
         if slot.generation != id.generation {
             return None;
@@ -105,7 +93,7 @@ impl FiberTable {
     }
 
     /// The fiber `id` names, if it is still alive, mutably.
-    pub(super) fn get_mut(&mut self, id: FiberId) -> Option<&mut FiberState> {
+    pub(super) fn get_mut(&mut self, id: FiberId) -> Option<&mut T> {
         let slot = self.slots.get_mut(id.index as usize)?;
         if slot.generation != id.generation {
             return None;
@@ -114,7 +102,7 @@ impl FiberTable {
     }
 
     /// A fiber known to be alive (the running one, say).
-    pub(super) fn fiber_mut(&mut self, id: FiberId) -> &mut FiberState {
+    pub(super) fn fiber_mut(&mut self, id: FiberId) -> &mut T {
         self.get_mut(id).expect("the fiber is alive")
     }
 
@@ -124,7 +112,7 @@ impl FiberTable {
     }
 
     /// Every live fiber, with its id, in slot order.
-    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = (FiberId, &mut FiberState)> {
+    pub(super) fn iter_mut(&mut self) -> impl Iterator<Item = (FiberId, &mut T)> {
         self.slots
             .iter_mut()
             .enumerate()
@@ -138,7 +126,7 @@ impl FiberTable {
     }
 
     /// Every live fiber, with its id, in slot order.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (FiberId, &FiberState)> {
+    pub(super) fn iter(&self) -> impl Iterator<Item = (FiberId, &T)> {
         self.slots.iter().enumerate().filter_map(|(index, slot)| {
             let id = FiberId {
                 index: index as u32,
