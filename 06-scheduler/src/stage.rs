@@ -102,7 +102,7 @@ impl Stage for Fibers {
             store: RefCell::new(scenario.open_store()?),
             store_error: RefCell::new(None),
             // Popped from the end: lane 0 goes first.
-            slots: RefCell::new((0..conns as u32).rev().map(ConnSlot::new).collect()),
+            slots: RefCell::new((0..conns).rev().map(ConnSlot::new).collect()),
         });
 
         // ANCHOR: stage_run
@@ -162,9 +162,9 @@ struct ConnSlot {
 }
 
 impl ConnSlot {
-    fn new(lane: u32) -> ConnSlot {
+    fn new(index: usize) -> ConnSlot {
         ConnSlot {
-            lane: Lane(lane),
+            lane: Lane::of(index),
             conn: None,
         }
     }
