@@ -53,6 +53,11 @@ pub struct Connection {
     outbox: Outbox,
     /// The peer closed its side: every byte it sent has been read.
     eof: bool,
+    /// Bytes taken from the socket, and handed to it, over the
+    /// connection's life: what a read timeout must look at (see
+    /// [`bytes_moved`](Self::bytes_moved)).
+    bytes_read: u64,
+    bytes_written: u64,
 }
 
 impl Connection {
@@ -83,6 +88,8 @@ impl Connection {
             framer: LineFramer::new(),
             outbox: Outbox::new(),
             eof: false,
+            bytes_read: 0,
+            bytes_written: 0,
         }
     }
 
@@ -113,7 +120,7 @@ impl Connection {
         if self.connecting {
             return Ok(());
         }
-        self.outbox.flush_to(&mut self.stream).map(drop)
+        self.flush()
     }
 
     // ANCHOR: on_ready
@@ -128,11 +135,18 @@ impl Connection {
             return Ok(()); // A spurious wake-up: still connecting.
         }
         if !self.outbox.is_empty() {
-            self.outbox.flush_to(&mut self.stream)?;
+            self.flush()?;
         }
         if event.readable {
             self.fill(event.closed)?;
         }
+        Ok(())
+    }
+
+    /// Hands the socket what it takes of the outbox, and counts it.
+    fn flush(&mut self) -> io::Result<()> {
+        let written = self.outbox.flush_to(&mut self.stream)?;
+        self.bytes_written += written as u64;
         Ok(())
     }
 
@@ -159,8 +173,12 @@ impl Connection {
                     self.eof = true;
                     return Ok(());
                 }
-                Ok(n) if nonblocking::drained(n, READ_CHUNK, closed) => return Ok(()),
-                Ok(_) => {}
+                Ok(n) => {
+                    self.bytes_read += n as u64;
+                    if nonblocking::drained(n, READ_CHUNK, closed) {
+                        return Ok(());
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
@@ -191,6 +209,18 @@ impl Connection {
     /// Part of a line has arrived without its end.
     pub fn has_partial_line(&self) -> bool {
         self.framer.has_partial()
+    }
+
+    /// Bytes read from the socket and written to it so far, over the
+    /// connection's life.
+    ///
+    /// This, not the arrival of an event, is what says the peer is alive:
+    /// readiness is only a hint, and an event may lead to no I/O at all (a
+    /// "readable" whose read says `WouldBlock`, a "writable" with nothing
+    /// queued). A caller that measures silence, like stage 5's read
+    /// timeout, compares this count before and after handling an event.
+    pub fn bytes_moved(&self) -> u64 {
+        self.bytes_read + self.bytes_written
     }
 
     /// Bytes queued but not yet taken by the socket.

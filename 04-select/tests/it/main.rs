@@ -1,6 +1,7 @@
 //! Stage 4's integration tests, in one crate (matklad, "Delete Cargo
 //! Integration Tests"). Every behaviour test runs on all three backends.
 
+mod activity;
 mod binary;
 mod conformance;
 mod connect;
