@@ -4,16 +4,16 @@
 //! Three rules of non-blocking I/O live here, so the rest of the crate can
 //! think in lines:
 //!
-//! - **Read what is there, never a line.** After an event, read until the
-//!   socket says `WouldBlock` (edge-triggered epoll reports an edge once;
-//!   leave bytes behind and nobody wakes you again), or until a short read
-//!   proves the buffer empty (see `fill`), and give the bytes to
-//!   the one framer, [`LineFramer`], which keeps a partial line for later and
-//!   hands out only whole ones. The seed article reads a whole line with
-//!   `<$fh>` after `select` said "readable": if the reply arrived in two
-//!   segments, that read blocks the whole program until the second one
-//!   comes (chapter 4 shows it; `tests/it/partial.rs` is the regression
-//!   test).
+//! - **Read what is there, a line at a time.** "Readable" means some bytes
+//!   have arrived, not a whole line: read what the socket has and give it
+//!   to the one framer, [`LineFramer`], which keeps a partial line for
+//!   later and hands out only whole ones. The seed article reads a whole
+//!   line with `<$fh>` after `select` said "readable": if the reply arrived
+//!   in two segments, that read blocks the whole program until the second
+//!   one comes (chapter 4 shows it; `tests/it/partial.rs` is the regression
+//!   test). Reading stops as soon as the framer holds a complete line, and
+//!   goes on when the caller asks for the next one, until the socket says
+//!   `WouldBlock` or a short read proves it empty (see `fill`).
 //! - **Write what fits, queue the rest** ([`Outbox`]), and watch for
 //!   "writable" only while something is queued.
 //! - **`connect` returns at once.** The handshake finishes later; the
@@ -23,6 +23,28 @@
 //!
 //! The first and the last rule are shared with every later rung, so their
 //! fine print lives in [`crate::nonblocking`].
+//!
+//! # Why a line at a time
+//!
+//! Reading until `WouldBlock` before taking any line out is what an
+//! edge-triggered selector seems to ask for (it reports an edge once; leave
+//! bytes behind and nobody wakes you again). But a peer that keeps the
+//! receive buffer full then makes that loop hold everything it sends, and
+//! keeps the pool's one thread on this connection while the others wait.
+//!
+//! A server, which may be sent many requests back to back, would stop
+//! after a budget of reads and put the connection on a "still readable"
+//! list that its loop serves, with a zero timeout, before it waits again
+//! (tokio's cooperative budget does this). A client that has one request
+//! in flight per connection needs no such list: at most one reply line is
+//! ever due, so it reads until it holds one line, lets its caller judge
+//! that line, and reads on only when asked for the next. A peer that sends
+//! what nobody asked for is caught at the first such line
+//! ([`crate::slot`] ends the connection as a protocol failure), and a line
+//! that never ends is caught at the framer's limit,
+//! [`MAX_LINE`](testbed::framing::MAX_LINE) bytes. So the socket is still
+//! read until it is empty, as edge triggering requires, but only as fast as
+//! the conversation takes the lines.
 //!
 //! Not here: what the lines mean ([`crate::exchange`]), when to wait
 //! ([`crate::pool`]).
@@ -42,6 +64,14 @@ use crate::nonblocking;
 use crate::outbox::Outbox;
 
 /// A non-blocking connection to a SLOW/1 server.
+///
+/// # Memory
+///
+/// The read side holds at most one read's worth of bytes ([`READ_CHUNK`])
+/// plus one partial line (under [`MAX_LINE`](testbed::framing::MAX_LINE)),
+/// whatever the peer sends: the socket is read only while no complete line
+/// waits to be taken (see the module's docs). [`buffered`](Self::buffered)
+/// says how much it holds.
 #[derive(Debug)]
 pub struct Connection {
     stream: TcpStream,
@@ -53,6 +83,13 @@ pub struct Connection {
     outbox: Outbox,
     /// The peer closed its side: every byte it sent has been read.
     eof: bool,
+    /// A readable event came, and no read since has shown the socket
+    /// empty: bytes may still wait there, and under edge triggering no
+    /// event will say so. [`next_reply`](Self::next_reply) reads on.
+    unread: bool,
+    /// An event said the peer closed its side: read on to the end of the
+    /// stream even after a short read (see [`nonblocking::drained`]).
+    peer_closed: bool,
     /// Bytes taken from the socket, and handed to it, over the
     /// connection's life: what a read timeout must look at (see
     /// [`bytes_moved`](Self::bytes_moved)).
@@ -88,6 +125,8 @@ impl Connection {
             framer: LineFramer::new(),
             outbox: Outbox::new(),
             eof: false,
+            unread: false,
+            peer_closed: false,
             bytes_read: 0,
             bytes_written: 0,
         }
@@ -125,8 +164,9 @@ impl Connection {
 
     // ANCHOR: on_ready
     /// Does the I/O an event makes possible: finishes the handshake, sends
-    /// what is queued, reads everything that has arrived. Never blocks.
-    /// Complete lines are then available from [`next_reply`](Self::next_reply).
+    /// what is queued, reads until a complete line is there (or the socket
+    /// is empty). Never blocks. The lines are then taken with
+    /// [`next_reply`](Self::next_reply), which reads the rest.
     ///
     /// An error means the connection is unusable (a refused connect is
     /// `ConnectionRefused` here).
@@ -138,10 +178,44 @@ impl Connection {
             self.flush()?;
         }
         if event.readable {
-            self.fill(event.closed)?;
+            self.unread = true;
+            self.peer_closed |= event.closed;
+            self.fill()?;
         }
         Ok(())
     }
+
+    /// Reads until the framer has something to hand out (a complete line,
+    /// or the framing error that ends the stream), or until the socket is
+    /// empty: `WouldBlock`, the end of the stream, or the shortcut
+    /// [`nonblocking::drained`] (a short read emptied the socket, so skip
+    /// the read that would only say `WouldBlock`, unless the peer closed:
+    /// then only reading on finds the close, which no event will report).
+    ///
+    /// Stopping at the first complete line is what keeps the memory and
+    /// the work of one event bounded; `unread` remembers that the socket
+    /// may still hold bytes, so that the next call goes on from there.
+    fn fill(&mut self) -> io::Result<()> {
+        while self.unread && !self.framer.has_next() {
+            match self.framer.read_from(&mut self.stream) {
+                Ok(0) => {
+                    self.eof = true;
+                    self.unread = false;
+                }
+                Ok(n) => {
+                    self.bytes_read += n as u64;
+                    if nonblocking::drained(n, READ_CHUNK, self.peer_closed) {
+                        self.unread = false;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.unread = false,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+    // ANCHOR_END: on_ready
 
     /// Hands the socket what it takes of the outbox, and counts it.
     fn flush(&mut self) -> io::Result<()> {
@@ -159,38 +233,14 @@ impl Connection {
         Ok(done)
     }
 
-    /// Reads until `WouldBlock` (or the end of the stream), feeding the
-    /// framer: a partial line just waits there for its end.
-    ///
-    /// One shortcut, [`nonblocking::drained`]: a short read emptied the
-    /// socket, so stop there rather than make a read that would only say
-    /// `WouldBlock` — unless the event said the peer `closed`, when only
-    /// reading on to the end of the stream finds that close.
-    fn fill(&mut self, closed: bool) -> io::Result<()> {
-        loop {
-            match self.framer.read_from(&mut self.stream) {
-                Ok(0) => {
-                    self.eof = true;
-                    return Ok(());
-                }
-                Ok(n) => {
-                    self.bytes_read += n as u64;
-                    if nonblocking::drained(n, READ_CHUNK, closed) {
-                        return Ok(());
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    // ANCHOR_END: on_ready
-
-    /// The next complete reply already read, if any; `Ok(None)` means "wait
-    /// for the next event". A line that breaks the framing or is not a reply
-    /// is a [`ErrorKind::Protocol`] failure.
+    /// The next complete reply, reading on from the socket if the last
+    /// event left bytes there; `Ok(None)` means the socket is empty: wait
+    /// for the next event. A line that breaks the framing or is not a reply
+    /// is a [`ErrorKind::Protocol`] failure, and so is a read that fails.
     pub fn next_reply(&mut self) -> Result<Option<Reply>, Failure> {
+        // The lines already read go first: read more only once they are
+        // taken (see `# Memory`).
+        self.fill().map_err(|e| Failure::from_io(&e))?;
         let line = match self.framer.next_line() {
             Ok(Some(line)) => line,
             Ok(None) => return Ok(None),
@@ -204,6 +254,12 @@ impl Connection {
     /// The peer has closed its side and everything it sent has been read.
     pub fn at_eof(&self) -> bool {
         self.eof
+    }
+
+    /// Bytes read and not yet taken as replies: what this connection holds
+    /// in memory on the read side (see `# Memory` on [`Connection`]).
+    pub fn buffered(&self) -> usize {
+        self.framer.buffered()
     }
 
     /// Part of a line has arrived without its end.

@@ -185,8 +185,12 @@ impl<T> Slot<T> {
             return self.fail(Failure::from_io(&e));
         }
         let mut finished = None;
-        // Every complete line, not just one: two replies may have arrived in
-        // one segment, and no event will come for bytes already read.
+        // Every line there is, not just one: two replies may have arrived in
+        // one segment, and no event will come for bytes already read. The
+        // connection reads on as the lines are taken, until the socket is
+        // empty, so this loop is where a peer that keeps sending is
+        // stopped: each line either moves the exchange on (two at most per
+        // item) or, with no request in flight, ends the connection.
         loop {
             let reply = match self.conn.next_reply() {
                 Ok(Some(reply)) => reply,

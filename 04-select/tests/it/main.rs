@@ -5,6 +5,7 @@ mod activity;
 mod binary;
 mod conformance;
 mod connect;
+mod flood;
 mod partial;
 mod pool;
 mod selector;

@@ -227,6 +227,7 @@ fn a_reply_and_its_close_in_one_event_reach_the_end_of_the_stream() {
         // the bug this loop runs to its deadline.
         let deadline = Instant::now() + Duration::from_secs(2);
         let mut events = Vec::new();
+        let mut reply = None;
         while !conn.at_eof() && Instant::now() < deadline {
             selector
                 .wait(&mut events, Some(Duration::from_millis(100)))
@@ -234,8 +235,13 @@ fn a_reply_and_its_close_in_one_event_reach_the_end_of_the_stream() {
             for event in &events {
                 conn.on_ready(event).expect("a clean read");
             }
+            // Take the lines as a slot does: the connection reads on behind
+            // each one, and finds the close behind the last.
+            while let Some(line) = conn.next_reply().expect("a reply") {
+                reply.get_or_insert(line);
+            }
         }
-        assert!(conn.next_reply().expect("a reply").is_some(), "{backend}");
+        assert!(reply.is_some(), "{backend}");
         assert!(
             conn.at_eof(),
             "{backend}: the close was lost behind the short read"
