@@ -17,7 +17,7 @@
 //! This is the one backend without `unsafe` of our own: mio holds it.
 //!
 //! Not here: the shared contract (see [`crate::selector::Selector`]); the
-//! other backends (`select.rs`, `poll.rs`).
+//! other backends (`fd_set.rs`, `poll.rs`).
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};

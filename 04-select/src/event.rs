@@ -3,7 +3,7 @@
 //! what the kernel reported.
 //!
 //! These types are the whole vocabulary between the pool and a backend, so
-//! `select.rs`, `poll.rs` and `epoll.rs` can replace each other: each takes
+//! `fd_set.rs`, `poll.rs` and `epoll.rs` can replace each other: each takes
 //! `Interest`s in and hands `Event`s out, whatever its system call calls
 //! them (`fd_set` bits, `POLLIN`, `EPOLLIN`).
 //!

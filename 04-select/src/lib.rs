@@ -13,8 +13,8 @@
 //!
 //! - [`event`]: the shared vocabulary (`Token`, `Interest`, `Event`);
 //! - [`selector`]: the contract, and the run-time choice between three
-//!   backends with the same API, [`select`], [`poll`] and [`epoll`], each
-//!   a `Poller` in its own file (the only `unsafe` code is in the first
+//!   backends with the same API, [`fd_set`] (`select(2)`), [`poll`] and
+//!   [`epoll`], each a `Poller` in its own file (the only `unsafe` code is in the first
 //!   two, which keep their list of descriptors in an [`interest_list`],
 //!   and [`sys`] holds the two rules every system call follows);
 //! - [`nonblocking`]: the two rules every non-blocking socket follows here
@@ -38,14 +38,14 @@ pub mod connection;
 pub mod epoll;
 pub mod event;
 pub mod exchange;
+#[allow(unsafe_code)] // The lesson is the system call: libc::select, FD_SET.
+pub mod fd_set;
 pub mod interest_list;
 pub mod nonblocking;
 pub mod outbox;
 #[allow(unsafe_code)] // The lesson is the system call: libc::poll.
 pub mod poll;
 pub mod pool;
-#[allow(unsafe_code)] // The lesson is the system call: libc::select, FD_SET.
-pub mod select;
 pub mod selector;
 pub mod slot;
 pub mod sys;
@@ -117,7 +117,7 @@ impl Stage for Select {
 /// `select(2)` refusing a descriptor is a limit of the backend, not a bug:
 /// the run stops with a message that names `FD_SETSIZE` (exit status 1).
 fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
-    if select::is_fd_too_high(&error) {
+    if fd_set::is_fd_too_high(&error) {
         StageError::Unsupported(format!("--backend {backend}: {error}"))
     } else {
         StageError::Io(error)

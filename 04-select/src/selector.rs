@@ -1,11 +1,11 @@
 //! One selector, three backends, picked at run time with `--backend`.
 //!
-//! `select.rs`, `poll.rs` and `epoll.rs` each export a `Poller` with the
-//! same five methods (`new`, `add`, `modify`, `delete`, `wait`; the names
-//! are the OS's and polling's). The polling crate picks one of its backends
-//! at *compile* time with `use epoll as sys`; this book wants all three in
-//! one binary, to race them, so [`Selector`] is an enum over the three and
-//! each method is a `match` that forwards the call.
+//! `fd_set.rs` (for `select(2)`), `poll.rs` and `epoll.rs` each export a
+//! `Poller` with the same five methods (`new`, `add`, `modify`, `delete`,
+//! `wait`; the names are the OS's and polling's). The polling crate picks
+//! one of its backends at *compile* time with `use epoll as sys`; this book
+//! wants all three in one binary, to race them, so [`Selector`] is an enum
+//! over the three and each method is a `match` that forwards the call.
 //!
 //! Why an enum and not a `Box<dyn Trait>`: the set is closed (three
 //! backends, all known here), the `match` shows all of them on one screen,
@@ -21,7 +21,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::event::{Event, Interest, Token};
-use crate::{epoll, poll, select};
+use crate::{epoll, fd_set, poll};
 
 /// Which system call waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -100,10 +100,10 @@ impl FromStr for Backend {
 /// [`delete`](Selector::delete) it *before* closing it: a closed number is
 /// soon reused by the next socket, and a backend that still watches it
 /// would report the new socket's events under the old token. `select`
-/// refuses descriptors at or above [`select::FD_SETSIZE`].
+/// refuses descriptors at or above [`fd_set::FD_SETSIZE`].
 pub enum Selector {
     /// `select(2)`.
-    Select(select::Poller),
+    Select(fd_set::Poller),
     /// `poll(2)`.
     Poll(poll::Poller),
     /// epoll through mio.
@@ -114,7 +114,7 @@ impl Selector {
     /// A selector over `backend`.
     pub fn new(backend: Backend) -> io::Result<Selector> {
         Ok(match backend {
-            Backend::Select => Selector::Select(select::Poller::new()?),
+            Backend::Select => Selector::Select(fd_set::Poller::new()?),
             Backend::Poll => Selector::Poll(poll::Poller::new()?),
             Backend::Epoll => Selector::Epoll(epoll::Poller::new()?),
         })

@@ -128,7 +128,7 @@ fn lane(slot: Option<select::slot::SlotId>, size: usize) -> Lane {
 /// `select(2)` refusing a descriptor is a limit of the backend: the run
 /// stops with a message that names `FD_SETSIZE` (exit status 1).
 fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
-    if select::select::is_fd_too_high(&error) {
+    if select::fd_set::is_fd_too_high(&error) {
         StageError::Unsupported(format!("--backend {backend}: {error}"))
     } else {
         StageError::Io(error)

@@ -1,5 +1,10 @@
 //! The oldest backend: `select(2)`, called directly through libc.
 //!
+//! The file is named after the call's data structure, the `fd_set`, rather
+//! than after the call: the crate is `select` and so is its stage, and a
+//! third `select` (`select::select::Poller`) would leave a reader guessing
+//! which one is meant.
+//!
 //! `select` takes *sets* of descriptors, as bitmaps (`fd_set`), one for
 //! reading and one for writing, plus `nfds`, one more than the highest
 //! descriptor in them. The kernel scans every bit below `nfds`, then
