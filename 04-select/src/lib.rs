@@ -56,7 +56,7 @@ use std::collections::BTreeMap;
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::{Lane, StoreError};
 
-use crate::pool::{Completion, Pool, PoolConfig};
+use crate::pool::{FinishedItem, Pool, PoolConfig};
 pub use crate::selector::{Backend, Selector};
 
 /// The select stage: a pool of `--conns` connections on one selector.
@@ -83,7 +83,7 @@ impl Stage for Select {
         // the first database error is parked here and checked after each
         // submit: the price of callbacks.
         let failed: RefCell<Option<StoreError>> = RefCell::new(None);
-        let record = |done: Completion| {
+        let record = |done: FinishedItem| {
             let lane = Lane(u32::try_from(done.slot.0).unwrap_or(u32::MAX));
             let stored = store
                 .borrow_mut()

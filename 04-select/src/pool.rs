@@ -57,9 +57,13 @@ pub struct PoolConfig {
     pub phases: Phases,
 }
 
-/// A finished item, as its callback receives it.
+/// A finished item, as its callback receives it: which item, where and
+/// since when it ran, and how it ended.
+///
+/// (Stage 5 hands back a `Completion` for a call made on a checkout; this
+/// is the simpler record of stage 4, where an item is all there is.)
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completion {
+pub struct FinishedItem {
     /// The item.
     pub item: ItemId,
     /// The slot (and so the connection, and the timeline lane) it ran on.
@@ -72,7 +76,7 @@ pub struct Completion {
 
 /// The callback an item's completion is handed to: once, whether it
 /// succeeded or failed (the seed's `$on_success` and `$on_error` in one).
-pub type OnDone<'a> = Box<dyn FnOnce(Completion) + 'a>;
+pub type OnDone<'a> = Box<dyn FnOnce(FinishedItem) + 'a>;
 
 /// What a slot carries for each item: enough to call back.
 struct Job<'a> {
@@ -81,9 +85,14 @@ struct Job<'a> {
     on_done: OnDone<'a>,
 }
 
-/// Counters a reader can compare across backends.
+/// What the pool's event loop did: the connections it opened and lost, its
+/// waits, the events they returned and the time asleep in them. Counters a
+/// reader can compare across backends.
+///
+/// (Stage 5's `PoolStats` is about checkouts and queues; these are only the
+/// loop's.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolStats {
+pub struct LoopStats {
     /// Connections opened, including the ones reopened after a failure.
     pub connections_opened: u64,
     /// Connections closed because they broke (or never connected).
@@ -112,7 +121,7 @@ pub struct Pool<'a> {
     in_flight: usize,
     /// The selector's output, reused by every wait.
     events: Vec<Event>,
-    stats: PoolStats,
+    stats: LoopStats,
 }
 // ANCHOR_END: pool
 
@@ -126,7 +135,7 @@ impl<'a> Pool<'a> {
             slots: (0..config.size).map(|_| None).collect(),
             in_flight: 0,
             events: Vec::new(),
-            stats: PoolStats::default(),
+            stats: LoopStats::default(),
         }
     }
 
@@ -160,7 +169,7 @@ impl<'a> Pool<'a> {
                         started,
                         on_done,
                     } = job;
-                    on_done(Completion {
+                    on_done(FinishedItem {
                         item,
                         slot: id,
                         started,
@@ -246,7 +255,7 @@ impl<'a> Pool<'a> {
         }
         if let Some((job, outcome)) = turn.finished {
             self.in_flight -= 1;
-            (job.on_done)(Completion {
+            (job.on_done)(FinishedItem {
                 item: job.item,
                 slot: id,
                 started: job.started,
@@ -288,7 +297,7 @@ impl<'a> Pool<'a> {
     }
 
     /// The counters so far.
-    pub fn stats(&self) -> PoolStats {
+    pub fn stats(&self) -> LoopStats {
         self.stats
     }
 
