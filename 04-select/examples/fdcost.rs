@@ -77,9 +77,9 @@ fn cost_of_one_wait(backend: Backend, n: usize) -> io::Result<Option<f64>> {
 
     let mut selector = Selector::new(backend)?;
     for (i, fd) in copies.iter().enumerate() {
-        selector.add(fd.as_fd(), Token(i), Interest::Read)?;
+        selector.add(fd.as_fd(), Token::new(i), Interest::Read)?;
     }
-    match selector.add(ready.as_fd(), Token(n), Interest::Read) {
+    match selector.add(ready.as_fd(), Token::new(n), Interest::Read) {
         Err(e) if select::fd_set::is_fd_too_high(&e) => return Ok(None),
         other => other?,
     }

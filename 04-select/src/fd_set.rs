@@ -249,7 +249,7 @@ mod tests {
         let high = dup_at_least(&probe, FD_SETSIZE as RawFd);
         let mut poller = Poller::new().expect("select needs no setup");
         let error = poller
-            .add(high.as_fd(), Token(0), Interest::Read)
+            .add(high.as_fd(), Token::new(0), Interest::Read)
             .expect_err("fd 1024 does not fit an fd_set");
         assert!(is_fd_too_high(&error));
         assert!(error.to_string().contains("FD_SETSIZE"), "{error}");

@@ -84,7 +84,7 @@ impl Stage for Select {
         // submit: the price of callbacks.
         let failed: RefCell<Option<StoreError>> = RefCell::new(None);
         let record = |done: FinishedItem| {
-            let lane = Lane(u32::try_from(done.slot.0).unwrap_or(u32::MAX));
+            let lane = Lane(u32::try_from(done.slot.index()).unwrap_or(u32::MAX));
             let stored = store
                 .borrow_mut()
                 .record(done.item, lane, done.started, &done.outcome);

@@ -153,7 +153,7 @@ impl<'a> Pool<'a> {
             started: Instant::now(),
             on_done,
         };
-        let slot = match &mut self.slots[id.0] {
+        let slot = match &mut self.slots[id.index()] {
             Some(slot) => slot,
             empty => match Slot::open(id, self.config.server, &mut self.selector)? {
                 Ok(slot) => {
@@ -194,7 +194,7 @@ impl<'a> Pool<'a> {
                 .iter()
                 .position(|s| s.as_ref().is_some_and(Slot::is_free));
             if let Some(i) = free.or_else(|| self.slots.iter().position(Option::is_none)) {
-                return Ok(SlotId(i));
+                return Ok(SlotId::new(i));
             }
             self.dispose(None)?;
         }
@@ -230,10 +230,10 @@ impl<'a> Pool<'a> {
         let events = std::mem::take(&mut self.events);
         self.stats.events += events.len() as u64;
         for event in &events {
-            let id = SlotId(event.token.0);
+            let id = SlotId::from_token(event.token);
             // A slot closed earlier in this batch has no connection now;
             // its remaining events are about a descriptor that is gone.
-            let Some(slot) = self.slots.get_mut(id.0).and_then(Option::as_mut) else {
+            let Some(slot) = self.slots.get_mut(id.index()).and_then(Option::as_mut) else {
                 continue;
             };
             let turn = slot.on_event(event, &mut self.selector);
@@ -248,7 +248,7 @@ impl<'a> Pool<'a> {
     /// Reports a finished item to its callback and closes a dead slot.
     fn settle(&mut self, id: SlotId, turn: Turn<Job<'a>>) -> io::Result<()> {
         if !turn.alive
-            && let Some(slot) = self.slots[id.0].take()
+            && let Some(slot) = self.slots[id.index()].take()
         {
             self.stats.connections_broken += 1;
             slot.close(&mut self.selector)?;

@@ -33,12 +33,29 @@ use crate::selector::Selector;
 /// A slot's number in its pool: also its selector token and its lane on the
 /// timeline. A slot whose connection broke is recreated under the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SlotId(pub usize);
+pub struct SlotId(usize);
 
 impl SlotId {
-    /// The selector token for this slot.
-    pub fn token(self) -> Token {
-        Token(self.0)
+    /// The slot at `index` in its pool's list of slots.
+    pub const fn new(index: usize) -> SlotId {
+        SlotId(index)
+    }
+
+    /// Its place in the pool's list of slots (and its timeline lane).
+    pub const fn index(self) -> usize {
+        self.0
+    }
+
+    /// The selector token for this slot: the same number, so that an event
+    /// leads straight back to its slot ([`SlotId::from_token`]).
+    pub const fn token(self) -> Token {
+        Token::new(self.0)
+    }
+
+    /// The slot an event's token names (the inverse of
+    /// [`token`](Self::token)).
+    pub const fn from_token(token: Token) -> SlotId {
+        SlotId(token.get())
     }
 }
 

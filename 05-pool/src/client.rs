@@ -334,7 +334,7 @@ impl Client {
     pub fn close(&mut self, done: &mut Vec<Completion>) -> io::Result<()> {
         self.drain(done)?;
         for index in 0..self.places.len() {
-            let id = SlotId(index);
+            let id = SlotId::new(index);
             match &self.places[index] {
                 Place::Vacant => {}
                 Place::Opening { .. } => {
@@ -412,11 +412,11 @@ impl Client {
     fn handle_events(&mut self) -> io::Result<()> {
         let events = std::mem::take(&mut self.events);
         for event in &events {
-            let id = SlotId(event.token.0);
+            let id = SlotId::from_token(event.token);
             let Client {
                 places, selector, ..
             } = self;
-            match places.get_mut(id.0) {
+            match places.get_mut(id.index()) {
                 Some(Place::Opening { .. }) => self.on_handshake(id)?,
                 Some(Place::Open(member)) => {
                     let turn = member.slot.on_event(event, selector);
@@ -435,7 +435,7 @@ impl Client {
     /// An event on a connection still opening: the handshake finished, or
     /// failed, or (readiness is a hint) neither yet.
     fn on_handshake(&mut self, id: SlotId) -> io::Result<()> {
-        let Place::Opening { conn, .. } = &mut self.places[id.0] else {
+        let Place::Opening { conn, .. } = &mut self.places[id.index()] else {
             unreachable!("on_handshake is called for opening places");
         };
         // Only the handshake, no read: the server has nothing to say to a
@@ -463,8 +463,8 @@ impl Client {
                 // on the slot registers it, under the same token.
                 self.selector.delete(conn.fd())?;
                 let slot = Slot::adopt(id, conn, &mut self.selector)?;
-                self.vacant.remove(&id.0);
-                self.places[id.0] = Place::Open(Member {
+                self.vacant.remove(&id.index());
+                self.places[id.index()] = Place::Open(Member {
                     armed_at: slot.last_active(),
                     slot,
                     holder: None,
@@ -595,7 +595,7 @@ impl Client {
                     }
                 }
                 Due::Connect(id) => {
-                    let Place::Opening { timer, .. } = &self.places[id.0] else {
+                    let Place::Opening { timer, .. } = &self.places[id.index()] else {
                         continue;
                     };
                     if *timer != key {
@@ -623,7 +623,7 @@ impl Client {
     /// timer is cancelled whenever its member changes state, so this is a
     /// belt-and-braces check).
     fn owns_timer(&self, id: SlotId, key: TimerKey) -> bool {
-        matches!(&self.places[id.0], Place::Open(m) if m.timer == Some(key))
+        matches!(&self.places[id.index()], Place::Open(m) if m.timer == Some(key))
     }
 
     /// Sets (or moves) the read deadline of the call running on `id`.
@@ -741,7 +741,7 @@ impl Client {
         let Client {
             places, selector, ..
         } = self;
-        let Place::Open(member) = &mut places[slot.0] else {
+        let Place::Open(member) = &mut places[slot.index()] else {
             unreachable!("a held connection is open");
         };
         let turn = member.slot.start(item, phases, call, selector);
@@ -904,7 +904,7 @@ impl Client {
             .vacant
             .first()
             .expect("fill checked there is room, so a place is vacant");
-        let id = SlotId(index);
+        let id = SlotId::new(index);
         match Connection::connect(self.config.server) {
             Err(e) => self.connect_failed(None, Failure::from_io(&e)),
             Ok(conn) => {
@@ -950,7 +950,7 @@ impl Client {
     /// Closes the open connection `id`: deregistered, then closed (stage
     /// 4's rule), its timer cancelled, its place vacant.
     fn close_member(&mut self, id: SlotId, reason: CloseReason) -> io::Result<()> {
-        let place = std::mem::replace(&mut self.places[id.0], Place::Vacant);
+        let place = std::mem::replace(&mut self.places[id.index()], Place::Vacant);
         let Place::Open(member) = place else {
             unreachable!("close_member is called for open places");
         };
@@ -960,7 +960,7 @@ impl Client {
         if member.holder.is_none() {
             self.idle.retain(|&s| s != id);
         }
-        self.vacant.insert(id.0);
+        self.vacant.insert(id.index());
         self.open -= 1;
         self.stats.closed(reason);
         self.journal.note(Happening::Closed { slot: id, reason });
@@ -970,19 +970,19 @@ impl Client {
     /// Takes the connection out of an opening place (the caller
     /// deregisters it); the place becomes vacant.
     fn take_opening(&mut self, id: SlotId) -> (Connection, TimerKey) {
-        let place = std::mem::replace(&mut self.places[id.0], Place::Vacant);
+        let place = std::mem::replace(&mut self.places[id.index()], Place::Vacant);
         let Place::Opening { conn, timer } = place else {
             unreachable!("take_opening is called for opening places");
         };
-        self.vacant.insert(id.0);
+        self.vacant.insert(id.index());
         self.opening -= 1;
         (conn, timer)
     }
 
     fn member(&mut self, id: SlotId) -> &mut Member {
-        match &mut self.places[id.0] {
+        match &mut self.places[id.index()] {
             Place::Open(member) => member,
-            _ => unreachable!("slot {} is not open", id.0),
+            _ => unreachable!("slot {} is not open", id.index()),
         }
     }
 

@@ -121,7 +121,7 @@ impl Stage for Pool {
 /// The timeline lane of a call: its connection's place, or one lane below
 /// the pool's (`size`) for calls that never ran on a connection.
 fn lane(slot: Option<select::slot::SlotId>, size: usize) -> Lane {
-    let index = slot.map_or(size, |s| s.0);
+    let index = slot.map_or(size, |s| s.index());
     Lane(u32::try_from(index).unwrap_or(u32::MAX - 1))
 }
 

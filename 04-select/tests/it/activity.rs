@@ -31,13 +31,13 @@ fn slot_and_peer(selector: &mut Selector) -> io::Result<(Slot<()>, TcpStream)> {
     let client = TcpStream::connect(listener.local_addr()?)?;
     let (peer, _) = listener.accept()?;
     let conn = Connection::from_connected(client)?;
-    Ok((Slot::adopt(SlotId(0), conn, selector)?, peer))
+    Ok((Slot::adopt(SlotId::new(0), conn, selector)?, peer))
 }
 
 /// An event for slot 0 that the kernel did not necessarily send.
 fn hint(readable: bool, writable: bool) -> Event {
     Event {
-        token: SlotId(0).token(),
+        token: SlotId::new(0).token(),
         readable,
         writable,
         closed: false,

@@ -113,7 +113,7 @@ fn a_flooded_connection_reads_a_line_at_a_time_and_holds_no_more() -> io::Result
 
             let mut conn = Connection::from_connected(client)?;
             let mut selector = Selector::new(backend)?;
-            selector.add(conn.fd(), Token(0), Interest::Read)?;
+            selector.add(conn.fd(), Token::new(0), Interest::Read)?;
             let mut events: Vec<Event> = Vec::new();
             let mut next_event = |conn: &mut Connection| -> io::Result<()> {
                 selector.wait(&mut events, Some(DEADLINE))?;

@@ -62,7 +62,7 @@ mod tests {
     fn one_edge_is_enough_when_the_socket_is_drained() -> io::Result<()> {
         let (mut client, mut server) = pair()?;
         let mut selector = Selector::new(Backend::Epoll)?;
-        selector.add(client.as_fd(), Token(0), Interest::Read)?;
+        selector.add(client.as_fd(), Token::new(0), Interest::Read)?;
         let text: String = lines().iter().map(|l| format!("{l}\n")).collect();
         server.write_all(text.as_bytes())?;
 
