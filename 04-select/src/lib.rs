@@ -14,9 +14,10 @@
 //! - [`event`]: the shared vocabulary (`Token`, `Interest`, `Event`);
 //! - [`selector`]: the contract, and the run-time choice between three
 //!   backends with the same API, [`fd_set`] (`select(2)`), [`poll`] and
-//!   [`epoll`], each a `Poller` in its own file (the only `unsafe` code is in the first
-//!   two, which keep their list of descriptors in an [`interest_list`],
-//!   and [`sys`] holds the two rules every system call follows);
+//!   [`epoll`], each a `Poller` in its own file (the only `unsafe` code is
+//!   in the first two, which keep their list of descriptors in an
+//!   `InterestList`, `interest_list.rs`; `sys.rs` holds the two rules every
+//!   system call follows; both are private to the crate);
 //! - [`nonblocking`]: the two rules every non-blocking socket follows here
 //!   and in every later rung (when a read has emptied the socket, when a
 //!   `connect` has finished);
@@ -40,7 +41,7 @@ pub mod event;
 pub mod exchange;
 #[allow(unsafe_code)] // The lesson is the system call: libc::select, FD_SET.
 pub mod fd_set;
-pub mod interest_list;
+mod interest_list;
 pub mod nonblocking;
 pub mod outbox;
 #[allow(unsafe_code)] // The lesson is the system call: libc::poll.
@@ -48,7 +49,7 @@ pub mod poll;
 pub mod pool;
 pub mod selector;
 pub mod slot;
-pub mod sys;
+mod sys;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -57,7 +58,7 @@ use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::{Lane, StoreError};
 
 use crate::pool::{FinishedItem, Pool, PoolConfig};
-pub use crate::selector::{Backend, Selector};
+pub use crate::selector::{Backend, BackendArg, Selector};
 
 /// The select stage: a pool of `--conns` connections on one selector.
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,12 +101,12 @@ impl Stage for Select {
         let mut pool = Pool::new(Selector::new(self.backend)?, config);
         for item in &scenario.items {
             pool.submit(item.clone(), Box::new(record))
-                .map_err(|e| pool_error(e, self.backend))?;
+                .map_err(|e| stage_error(e, self.backend))?;
             if let Some(e) = failed.borrow_mut().take() {
                 return Err(e.into());
             }
         }
-        pool.close().map_err(|e| pool_error(e, self.backend))?;
+        pool.close().map_err(|e| stage_error(e, self.backend))?;
         if let Some(e) = failed.borrow_mut().take() {
             return Err(e.into());
         }
@@ -114,9 +115,21 @@ impl Stage for Select {
     }
 }
 
-/// `select(2)` refusing a descriptor is a limit of the backend, not a bug:
-/// the run stops with a message that names `FD_SETSIZE` (exit status 1).
-fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
+/// What an error of a pool on `backend` means for the run: `select(2)`
+/// refusing a descriptor ([`fd_set::FdTooHigh`]) is a limit of the backend,
+/// not a bug, so the run stops as [`StageError::Unsupported`] with a message
+/// that names `FD_SETSIZE` and `--backend` (exit status 1); any other error
+/// is the run's I/O error. For every stage built on [`Selector`].
+///
+/// ```
+/// use std::io;
+/// use select::{Backend, stage_error};
+/// use testbed::stage::StageError;
+///
+/// let broken = io::Error::from(io::ErrorKind::BrokenPipe);
+/// assert!(matches!(stage_error(broken, Backend::Poll), StageError::Io(_)));
+/// ```
+pub fn stage_error(error: std::io::Error, backend: Backend) -> StageError {
     if fd_set::is_fd_too_high(&error) {
         StageError::Unsupported(format!("--backend {backend}: {error}"))
     } else {

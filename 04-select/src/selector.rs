@@ -66,6 +66,35 @@ impl FromStr for Backend {
     }
 }
 
+/// The `--backend` flag, for every binary built on this selector (stage 4
+/// and stage 5): flatten it into the binary's arguments with
+/// `#[command(flatten)]`, so the flag is spelled, defaulted and checked in
+/// one place.
+///
+/// ```
+/// use clap::Parser;
+/// use select::{Backend, BackendArg};
+///
+/// #[derive(Parser)]
+/// struct Args {
+///     #[command(flatten)]
+///     selector: BackendArg,
+/// }
+///
+/// let args = Args::try_parse_from(["stage", "--backend", "poll"]).unwrap();
+/// assert_eq!(args.selector.backend, Backend::Poll);
+/// let args = Args::try_parse_from(["stage"]).unwrap();
+/// assert_eq!(args.selector.backend, Backend::Epoll);
+/// let error = Args::try_parse_from(["stage", "--backend", "kqueue"]).err().unwrap();
+/// assert!(error.to_string().contains("select, poll or epoll"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Args)]
+pub struct BackendArg {
+    /// Which system call waits: select, poll or epoll.
+    #[arg(long, default_value_t = Backend::Epoll, value_name = "BACKEND")]
+    pub backend: Backend,
+}
+
 // ANCHOR: selector
 /// Waits on many descriptors at once, with the backend chosen at run time.
 ///
@@ -90,7 +119,7 @@ impl FromStr for Backend {
 /// # Signals (`EINTR`)
 ///
 /// A signal that interrupts a wait is not an error: every backend waits
-/// again for the time left ([`crate::sys::retry_interrupted`]), so
+/// again for the time left (`retry_interrupted`, in `sys.rs`), so
 /// [`Selector::wait`] never returns `Interrupted` and never overshoots its
 /// timeout because of a signal.
 ///
