@@ -65,6 +65,61 @@ use crate::outbox::Outbox;
 
 /// A non-blocking connection to a SLOW/1 server.
 ///
+/// # Example
+///
+/// One `GET` to the slow server, driven by hand with a [`Selector`]: the
+/// request is queued at once, leaves when the handshake's event says
+/// "writable", and the reply comes back in however many events it takes.
+/// (A [`Slot`] does this for a pool.)
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use select::connection::Connection;
+/// use select::event::Token;
+/// use select::{Backend, Selector};
+/// use testbed::latency::LatencyModel;
+/// use testbed::protocol::{Reply, Request};
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig {
+///     latency: LatencyModel::Fixed(Duration::from_millis(1)),
+///     ..ServerConfig::default()
+/// })?;
+/// let item = items(1, 1).remove(0);
+///
+/// let mut conn = Connection::connect(server.addr())?;
+/// conn.send_line(&Request::Get(item.id, item.payload.clone()))?;
+/// let mut selector = Selector::new(Backend::Epoll)?;
+/// let mut watching = conn.interest(); // "writable": the handshake's end
+/// selector.add(conn.fd(), Token::new(0), watching)?;
+///
+/// let mut events = Vec::new();
+/// let reply = loop {
+///     selector.wait(&mut events, Some(Duration::from_secs(5)))?;
+///     assert!(!events.is_empty(), "the server answers within 5 s");
+///     for event in &events {
+///         conn.on_ready(event)?;
+///     }
+///     if let Some(reply) = conn.next_reply()? {
+///         break reply;
+///     }
+///     // Connected and sent: from now on, watch for the reply.
+///     if conn.interest() != watching {
+///         watching = conn.interest();
+///         selector.modify(conn.fd(), Token::new(0), watching)?;
+///     }
+/// };
+/// assert_eq!(reply, Reply::Success(item.expected_result()));
+/// selector.delete(conn.fd())?; // before the descriptor is closed
+/// server.shutdown();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// [`Selector`]: crate::Selector
+/// [`Slot`]: crate::slot::Slot
+///
 /// # Memory
 ///
 /// The read side holds at most one read's worth of bytes ([`READ_CHUNK`])

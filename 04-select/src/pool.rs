@@ -111,6 +111,46 @@ pub struct LoopStats {
 ///
 /// `'a` is how long the callbacks may borrow from their caller (the
 /// results database, for instance).
+///
+/// # Example
+///
+/// Ten items on four connections to the slow server, each outcome handed
+/// to its item's callback:
+///
+/// ```
+/// use std::cell::RefCell;
+/// use std::time::Duration;
+///
+/// use select::pool::{Pool, PoolConfig};
+/// use select::{Backend, Selector};
+/// use testbed::latency::LatencyModel;
+/// use testbed::protocol::Phases;
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig {
+///     latency: LatencyModel::Fixed(Duration::from_millis(1)),
+///     ..ServerConfig::default()
+/// })?;
+/// let config = PoolConfig {
+///     server: server.addr(),
+///     size: 4,
+///     phases: Phases::Two,
+/// };
+/// let finished = RefCell::new(Vec::new());
+/// let mut pool = Pool::new(Selector::new(Backend::Epoll)?, config);
+/// for item in items(10, 1) {
+///     // Returns at once while a connection is free; waits when all four
+///     // are busy, calling the callbacks of the items that finish.
+///     pool.submit(item, Box::new(|done| finished.borrow_mut().push(done)))?;
+/// }
+/// // The loop: wait until every item is back, then close the connections.
+/// pool.close()?;
+/// assert_eq!(finished.borrow().len(), 10);
+/// assert!(finished.borrow().iter().all(|done| done.outcome.is_ok()));
+/// server.shutdown();
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub struct Pool<'a> {
     config: PoolConfig,
     selector: Selector,

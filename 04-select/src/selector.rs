@@ -130,6 +130,8 @@ pub struct BackendArg {
 /// soon reused by the next socket, and a backend that still watches it
 /// would report the new socket's events under the old token. `select`
 /// refuses descriptors at or above [`fd_set::FD_SETSIZE`].
+///
+/// [`wait`](Selector::wait) shows the loop, with an example.
 pub enum Selector {
     /// `select(2)`.
     Select(fd_set::Poller),
@@ -194,6 +196,57 @@ impl Selector {
     /// Waits until something registered is ready or `timeout` passes
     /// (`None`: no limit), and fills `events` (cleared first; empty after a
     /// timeout).
+    ///
+    /// # Example
+    ///
+    /// The loop every event loop is built on: register what to watch, wait,
+    /// handle what is ready, wait again. The same code on each backend:
+    ///
+    /// ```
+    /// use std::io::{self, Read, Write};
+    /// use std::net::{TcpListener, TcpStream};
+    /// use std::os::fd::AsFd;
+    /// use std::time::Duration;
+    ///
+    /// use select::event::{Interest, Token};
+    /// use select::{Backend, Selector};
+    ///
+    /// for backend in Backend::ALL {
+    ///     let listener = TcpListener::bind("127.0.0.1:0")?;
+    ///     let mut client = TcpStream::connect(listener.local_addr()?)?;
+    ///     let (mut peer, _) = listener.accept()?;
+    ///     client.set_nonblocking(true)?;
+    ///
+    ///     let mut selector = Selector::new(backend)?;
+    ///     selector.add(client.as_fd(), Token::new(7), Interest::Read)?;
+    ///     peer.write_all(b"200 00000000000000ff\n")?;
+    ///
+    ///     let mut events = Vec::new();
+    ///     let mut received = Vec::new();
+    ///     while !received.ends_with(b"\n") {
+    ///         selector.wait(&mut events, Some(Duration::from_secs(5)))?;
+    ///         assert!(!events.is_empty(), "{backend}: nothing within 5 s");
+    ///         for event in &events {
+    ///             assert_eq!(event.token, Token::new(7));
+    ///             // "Readable" is a hint: read until the socket says
+    ///             // WouldBlock (epoll will not repeat itself).
+    ///             let mut buf = [0; 64];
+    ///             loop {
+    ///                 match client.read(&mut buf) {
+    ///                     Ok(0) => break,
+    ///                     Ok(n) => received.extend_from_slice(&buf[..n]),
+    ///                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+    ///                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+    ///                     Err(e) => return Err(e),
+    ///                 }
+    ///             }
+    ///         }
+    ///     }
+    ///     assert_eq!(received, b"200 00000000000000ff\n");
+    ///     selector.delete(client.as_fd())?; // before `client` closes
+    /// }
+    /// # Ok::<(), io::Error>(())
+    /// ```
     pub fn wait(&mut self, events: &mut Vec<Event>, timeout: Option<Duration>) -> io::Result<()> {
         match self {
             Selector::Select(p) => p.wait(events, timeout),

@@ -57,6 +57,36 @@ pub enum LineError {
 
 /// Bytes in, complete lines out.
 ///
+/// # Example
+///
+/// Bytes arrive in pieces that ignore line boundaries; lines come out
+/// whole, and a half line waits for the rest:
+///
+/// ```
+/// use testbed::framing::LineFramer;
+///
+/// let mut framer = LineFramer::new();
+/// framer.push(b"OK\r\n200 00000000");
+/// assert_eq!(framer.next_line(), Ok(Some("OK".to_string())));
+/// assert_eq!(framer.next_line(), Ok(None)); // half a line: wait for more
+/// assert!(framer.has_partial());
+/// framer.push(b"000000ff\n");
+/// assert_eq!(
+///     framer.next_line(),
+///     Ok(Some("200 00000000000000ff".to_string()))
+/// );
+///
+/// // From a socket (any `Read`; a byte slice here): one read, then the
+/// // lines it completed.
+/// let mut socket: &[u8] = b"NAK busy\n";
+/// assert_eq!(framer.read_from(&mut socket)?, 9);
+/// assert_eq!(framer.next_line(), Ok(Some("NAK busy".to_string())));
+/// // A byte that breaks the framing rules ends the stream for good.
+/// framer.push(b"200 \x01\n");
+/// assert!(framer.next_line().is_err());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
 /// # Memory
 ///
 /// The framer holds the complete lines not yet taken plus at most one partial
