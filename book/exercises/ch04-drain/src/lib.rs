@@ -10,6 +10,11 @@
 //! Write [`drain`]: read from a non-blocking `src` until `WouldBlock`,
 //! pushing everything into `framer`; retry a read interrupted by a signal;
 //! report how many bytes came and whether the peer closed (a read of 0).
+//!
+//! (Stage 4's `Connection` refines this: it stops at each complete line and
+//! reads on once the line is taken, so that a peer that never stops sending
+//! cannot fill its memory. Here the caller takes the lines after the drain,
+//! which is fine for a peer that stops.)
 
 use std::io::{self, Read};
 
