@@ -26,8 +26,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use testbed::conn::Conn;
-use testbed::outcome::{ErrorKind, Failure, Outcome};
-use testbed::protocol::{Phases, Reply, Request};
+use testbed::outcome::{self, Failure, Outcome};
+use testbed::protocol::{Phases, Request};
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::Lane;
 use testbed::workload::Item;
@@ -141,34 +141,21 @@ pub fn connect(
 pub fn request<S: Read + Write>(conn: &mut Conn<S>, item: &Item, phases: Phases) -> Outcome {
     if phases == Phases::Two {
         conn.send(&Request::Head(item.id))?;
-        match conn.recv()? {
-            Reply::Ok => {}
-            Reply::Nak(reason) => return Err(Failure::new(ErrorKind::Nak, reason)),
-            other => return Err(unexpected(other)),
-        }
+        // `OK` goes on; `NAK`, or any other reply, ends the item here.
+        outcome::ack(conn.recv()?)?;
         conn.send(&Request::Body(item.id, item.payload.clone()))?;
     } else {
         conn.send(&Request::Get(item.id, item.payload.clone()))?;
     }
-    match conn.recv()? {
-        Reply::Success(result) => Ok(result),
-        Reply::Failure(reason) => Err(Failure::new(ErrorKind::Ko, reason)),
-        other => Err(unexpected(other)),
-    }
+    // `200` is the result; `500`, or any other reply, a failure.
+    outcome::answer(conn.recv()?)
 }
 // ANCHOR_END: request
-
-/// A reply that does not answer the request we sent.
-pub fn unexpected(reply: Reply) -> Failure {
-    match reply {
-        Reply::Busy(reason) => Failure::new(ErrorKind::Refused, reason),
-        other => Failure::new(ErrorKind::Protocol, format!("unexpected reply '{other}'")),
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use testbed::outcome::ErrorKind;
     use testbed::testing::Script;
     use testbed::workload::items;
 

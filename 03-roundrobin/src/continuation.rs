@@ -31,8 +31,8 @@ use std::fmt;
 use std::io::{Read, Write};
 
 use testbed::conn::Conn;
-use testbed::outcome::{ErrorKind, Failure, Outcome};
-use testbed::protocol::{Phases, Reply, Request, ResultHash};
+use testbed::outcome::{Failure, ack, answer};
+use testbed::protocol::{Phases, Request, ResultHash};
 use testbed::workload::Item;
 
 /// Where running one phase of a request leads.
@@ -128,31 +128,10 @@ pub fn send_request<S: Read + Write + 'static>(
 }
 // ANCHOR_END: chain
 
-// ANCHOR: replies
-/// The reply to a `HEAD`: `OK` lets the request go on, `NAK` ends it (the
-/// connection stays usable), anything else is out of protocol.
-pub fn ack(reply: Reply) -> Result<(), Failure> {
-    match reply {
-        Reply::Ok => Ok(()),
-        Reply::Nak(reason) => Err(Failure::new(ErrorKind::Nak, reason)),
-        other => Err(sync::unexpected(other)),
-    }
-}
-
-/// The reply to a `GET` or `BODY`: `200` is the result, `500` the server's
-/// failure ("KO"), anything else is out of protocol.
-pub fn answer(reply: Reply) -> Outcome {
-    match reply {
-        Reply::Success(result) => Ok(result),
-        Reply::Failure(reason) => Err(Failure::new(ErrorKind::Ko, reason)),
-        other => Err(sync::unexpected(other)),
-    }
-}
-// ANCHOR_END: replies
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use testbed::outcome::{ErrorKind, Outcome};
     use testbed::testing::Script;
     use testbed::workload::items;
 

@@ -35,11 +35,11 @@
 use std::io::{Read, Write};
 
 use testbed::conn::Conn;
-use testbed::outcome::Failure;
+use testbed::outcome::{Failure, ack, answer};
 use testbed::protocol::{Phases, Reply, Request};
 use testbed::workload::Item;
 
-use crate::continuation::{Continuation, PhaseResult, Step, ack, answer};
+use crate::continuation::{Continuation, PhaseResult, Step};
 
 // ANCHOR: machine
 /// Where a request is waiting, and what it still needs: one variant per

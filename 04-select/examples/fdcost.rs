@@ -25,7 +25,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use select::event::{Interest, Token};
-use select::select::FD_SETSIZE;
+use select::fd_set::FD_SETSIZE;
 use select::{Backend, Selector};
 
 /// The descriptor counts measured. The largest stays below `FD_SETSIZE`
@@ -77,10 +77,10 @@ fn cost_of_one_wait(backend: Backend, n: usize) -> io::Result<Option<f64>> {
 
     let mut selector = Selector::new(backend)?;
     for (i, fd) in copies.iter().enumerate() {
-        selector.add(fd.as_fd(), Token(i), Interest::Read)?;
+        selector.add(fd.as_fd(), Token::new(i), Interest::Read)?;
     }
-    match selector.add(ready.as_fd(), Token(n), Interest::Read) {
-        Err(e) if select::select::is_fd_too_high(&e) => return Ok(None),
+    match selector.add(ready.as_fd(), Token::new(n), Interest::Read) {
+        Err(e) if select::fd_set::is_fd_too_high(&e) => return Ok(None),
         other => other?,
     }
     debug_assert!(backend != Backend::Select || n < FD_SETSIZE);

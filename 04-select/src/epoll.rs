@@ -17,7 +17,7 @@
 //! This is the one backend without `unsafe` of our own: mio holds it.
 //!
 //! Not here: the shared contract (see [`crate::selector::Selector`]); the
-//! other backends (`select.rs`, `poll.rs`).
+//! other backends (`fd_set.rs`, `poll.rs`).
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
@@ -63,7 +63,7 @@ impl Poller {
         let raw = fd.as_raw_fd();
         self.poll.registry().register(
             &mut SourceFd(&raw),
-            mio::Token(token.0),
+            mio::Token(token.get()),
             mio_interest(interest),
         )
     }
@@ -80,7 +80,7 @@ impl Poller {
         let raw = fd.as_raw_fd();
         self.poll.registry().reregister(
             &mut SourceFd(&raw),
-            mio::Token(token.0),
+            mio::Token(token.get()),
             mio_interest(interest),
         )
     }
@@ -108,7 +108,7 @@ impl Poller {
         for event in ready.iter() {
             let broken = event.is_error();
             events.push(Event {
-                token: Token(event.token().0),
+                token: Token::new(event.token().0),
                 readable: broken || event.is_readable() || event.is_read_closed(),
                 writable: broken || event.is_writable() || event.is_write_closed(),
                 closed: broken || event.is_read_closed(),

@@ -3,7 +3,7 @@
 //! what the kernel reported.
 //!
 //! These types are the whole vocabulary between the pool and a backend, so
-//! `select.rs`, `poll.rs` and `epoll.rs` can replace each other: each takes
+//! `fd_set.rs`, `poll.rs` and `epoll.rs` can replace each other: each takes
 //! `Interest`s in and hands `Event`s out, whatever its system call calls
 //! them (`fd_set` bits, `POLLIN`, `EPOLLIN`).
 //!
@@ -12,8 +12,24 @@
 /// The caller's name for a registered descriptor, handed back in every
 /// [`Event`] for it (mio's `Token`). The pool uses its slot number, so an
 /// event leads straight to the slot without a search.
+///
+/// The number is private: a token is made on purpose, with
+/// [`Token::new`], not by accident from any `usize` in reach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Token(pub usize);
+pub struct Token(usize);
+
+impl Token {
+    /// The token numbered `n`.
+    pub const fn new(n: usize) -> Token {
+        Token(n)
+    }
+
+    /// Its number (for a backend that hands it to the kernel, or a caller
+    /// that numbered its descriptors).
+    pub const fn get(self) -> usize {
+        self.0
+    }
+}
 
 /// What to watch a descriptor for. There is no "nothing": a descriptor that
 /// needs nothing is deleted, not kept with an empty interest.

@@ -14,7 +14,7 @@
 //! Not here: bytes and sockets ([`crate::connection`]), which item goes
 //! where ([`crate::pool`]).
 
-use testbed::outcome::{ErrorKind, Failure, Outcome};
+use testbed::outcome::{self, Outcome};
 use testbed::protocol::{Phases, Reply, Request};
 use testbed::workload::Item;
 
@@ -58,23 +58,19 @@ impl Exchange {
         (Exchange { item, waiting_for }, first)
     }
 
-    /// Moves the conversation on by one reply.
+    /// Moves the conversation on by one reply. What the reply means is the
+    /// testbed's to say ([`outcome::ack`], [`outcome::answer`]), the same
+    /// for every stage; what happens next is this machine's.
     pub fn on_reply(&mut self, reply: Reply) -> Step {
-        match (self.waiting_for, reply) {
-            (Awaiting::Ack, Reply::Ok) => {
-                self.waiting_for = Awaiting::Result;
-                Step::Send(Request::Body(self.item.id, self.item.payload.clone()))
-            }
-            (Awaiting::Ack, Reply::Nak(reason)) => {
-                Step::Done(Err(Failure::new(ErrorKind::Nak, reason)))
-            }
-            (Awaiting::Result, Reply::Success(result)) => Step::Done(Ok(result)),
-            (Awaiting::Result, Reply::Failure(reason)) => {
-                Step::Done(Err(Failure::new(ErrorKind::Ko, reason)))
-            }
-            // Stage 1's classification: `503` is a refusal, anything else a
-            // protocol error.
-            (_, other) => Step::Done(Err(sync::unexpected(other))),
+        match self.waiting_for {
+            Awaiting::Ack => match outcome::ack(reply) {
+                Ok(()) => {
+                    self.waiting_for = Awaiting::Result;
+                    Step::Send(Request::Body(self.item.id, self.item.payload.clone()))
+                }
+                Err(failure) => Step::Done(Err(failure)),
+            },
+            Awaiting::Result => Step::Done(outcome::answer(reply)),
         }
     }
     // ANCHOR_END: exchange
@@ -88,6 +84,7 @@ impl Exchange {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use testbed::outcome::ErrorKind;
     use testbed::workload::items;
 
     #[test]

@@ -7,7 +7,7 @@
 //! `poll`. epoll is the opposite design: the kernel keeps the list, which
 //! is why `epoll.rs` does not use this file.
 //!
-//! Not here: the system calls (`select.rs`, `poll.rs`).
+//! Not here: the system calls (`fd_set.rs`, `poll.rs`).
 
 use std::collections::BTreeMap;
 use std::io;

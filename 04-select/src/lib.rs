@@ -13,10 +13,11 @@
 //!
 //! - [`event`]: the shared vocabulary (`Token`, `Interest`, `Event`);
 //! - [`selector`]: the contract, and the run-time choice between three
-//!   backends with the same API, [`select`], [`poll`] and [`epoll`], each
-//!   a `Poller` in its own file (the only `unsafe` code is in the first
-//!   two, which keep their list of descriptors in an [`interest_list`],
-//!   and [`sys`] holds the two rules every system call follows);
+//!   backends with the same API, [`fd_set`] (`select(2)`), [`poll`] and
+//!   [`epoll`], each a `Poller` in its own file (the only `unsafe` code is
+//!   in the first two, which keep their list of descriptors in an
+//!   `InterestList`, `interest_list.rs`; `sys.rs` holds the two rules every
+//!   system call follows; both are private to the crate);
 //! - [`nonblocking`]: the two rules every non-blocking socket follows here
 //!   and in every later rung (when a read has emptied the socket, when a
 //!   `connect` has finished);
@@ -38,17 +39,17 @@ pub mod connection;
 pub mod epoll;
 pub mod event;
 pub mod exchange;
-pub mod interest_list;
+#[allow(unsafe_code)] // The lesson is the system call: libc::select, FD_SET.
+pub mod fd_set;
+mod interest_list;
 pub mod nonblocking;
 pub mod outbox;
 #[allow(unsafe_code)] // The lesson is the system call: libc::poll.
 pub mod poll;
 pub mod pool;
-#[allow(unsafe_code)] // The lesson is the system call: libc::select, FD_SET.
-pub mod select;
 pub mod selector;
 pub mod slot;
-pub mod sys;
+mod sys;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -56,8 +57,8 @@ use std::collections::BTreeMap;
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::{Lane, StoreError};
 
-use crate::pool::{Completion, Pool, PoolConfig};
-pub use crate::selector::{Backend, Selector};
+use crate::pool::{FinishedItem, Pool, PoolConfig};
+pub use crate::selector::{Backend, BackendArg, Selector};
 
 /// The select stage: a pool of `--conns` connections on one selector.
 #[derive(Debug, Clone, Copy, Default)]
@@ -83,8 +84,8 @@ impl Stage for Select {
         // the first database error is parked here and checked after each
         // submit: the price of callbacks.
         let failed: RefCell<Option<StoreError>> = RefCell::new(None);
-        let record = |done: Completion| {
-            let lane = Lane(u32::try_from(done.slot.0).unwrap_or(u32::MAX));
+        let record = |done: FinishedItem| {
+            let lane = Lane::of(done.slot.index());
             let stored = store
                 .borrow_mut()
                 .record(done.item, lane, done.started, &done.outcome);
@@ -100,12 +101,12 @@ impl Stage for Select {
         let mut pool = Pool::new(Selector::new(self.backend)?, config);
         for item in &scenario.items {
             pool.submit(item.clone(), Box::new(record))
-                .map_err(|e| pool_error(e, self.backend))?;
+                .map_err(|e| stage_error(e, self.backend))?;
             if let Some(e) = failed.borrow_mut().take() {
                 return Err(e.into());
             }
         }
-        pool.close().map_err(|e| pool_error(e, self.backend))?;
+        pool.close().map_err(|e| stage_error(e, self.backend))?;
         if let Some(e) = failed.borrow_mut().take() {
             return Err(e.into());
         }
@@ -114,10 +115,22 @@ impl Stage for Select {
     }
 }
 
-/// `select(2)` refusing a descriptor is a limit of the backend, not a bug:
-/// the run stops with a message that names `FD_SETSIZE` (exit status 1).
-fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
-    if select::is_fd_too_high(&error) {
+/// What an error of a pool on `backend` means for the run: `select(2)`
+/// refusing a descriptor ([`fd_set::FdTooHigh`]) is a limit of the backend,
+/// not a bug, so the run stops as [`StageError::Unsupported`] with a message
+/// that names `FD_SETSIZE` and `--backend` (exit status 1); any other error
+/// is the run's I/O error. For every stage built on [`Selector`].
+///
+/// ```
+/// use std::io;
+/// use select::{Backend, stage_error};
+/// use testbed::stage::StageError;
+///
+/// let broken = io::Error::from(io::ErrorKind::BrokenPipe);
+/// assert!(matches!(stage_error(broken, Backend::Poll), StageError::Io(_)));
+/// ```
+pub fn stage_error(error: std::io::Error, backend: Backend) -> StageError {
+    if fd_set::is_fd_too_high(&error) {
         StageError::Unsupported(format!("--backend {backend}: {error}"))
     } else {
         StageError::Io(error)

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use select::{Backend, Select};
+use select::{BackendArg, Select};
 use testbed::cli::{Settings, parse_or_exit};
 
 /// Stage 4 of async-ladder: one thread waits on every connection at once.
@@ -14,19 +14,14 @@ struct Args {
     #[command(flatten)]
     settings: Settings,
 
-    /// Which system call waits: select, poll or epoll.
-    #[arg(long, default_value = "epoll", value_name = "BACKEND", value_parser = parse_backend)]
-    backend: Backend,
-}
-
-fn parse_backend(s: &str) -> Result<Backend, String> {
-    s.parse()
+    #[command(flatten)]
+    selector: BackendArg,
 }
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
     let stage = Select {
-        backend: args.backend,
+        backend: args.selector.backend,
     };
     testbed::harness::main(&stage, &args.settings)
 }

@@ -10,7 +10,7 @@
 //! about 1,000 units of work per wait even when one of them is ready.
 //!
 //! Not here: the shared contract (see [`crate::selector::Selector`]); the
-//! other backends (`select.rs`, `epoll.rs`).
+//! other backends (`fd_set.rs`, `epoll.rs`).
 
 use std::io;
 use std::os::fd::BorrowedFd;

@@ -57,9 +57,13 @@ pub struct PoolConfig {
     pub phases: Phases,
 }
 
-/// A finished item, as its callback receives it.
+/// A finished item, as its callback receives it: which item, where and
+/// since when it ran, and how it ended.
+///
+/// (Stage 5 hands back a `Completion` for a call made on a checkout; this
+/// is the simpler record of stage 4, where an item is all there is.)
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completion {
+pub struct FinishedItem {
     /// The item.
     pub item: ItemId,
     /// The slot (and so the connection, and the timeline lane) it ran on.
@@ -72,7 +76,7 @@ pub struct Completion {
 
 /// The callback an item's completion is handed to: once, whether it
 /// succeeded or failed (the seed's `$on_success` and `$on_error` in one).
-pub type OnDone<'a> = Box<dyn FnOnce(Completion) + 'a>;
+pub type OnDone<'a> = Box<dyn FnOnce(FinishedItem) + 'a>;
 
 /// What a slot carries for each item: enough to call back.
 struct Job<'a> {
@@ -81,9 +85,14 @@ struct Job<'a> {
     on_done: OnDone<'a>,
 }
 
-/// Counters a reader can compare across backends.
+/// What the pool's event loop did: the connections it opened and lost, its
+/// waits, the events they returned and the time asleep in them. Counters a
+/// reader can compare across backends.
+///
+/// (Stage 5's `PoolStats` is about checkouts and queues; these are only the
+/// loop's.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolStats {
+pub struct LoopStats {
     /// Connections opened, including the ones reopened after a failure.
     pub connections_opened: u64,
     /// Connections closed because they broke (or never connected).
@@ -102,6 +111,46 @@ pub struct PoolStats {
 ///
 /// `'a` is how long the callbacks may borrow from their caller (the
 /// results database, for instance).
+///
+/// # Example
+///
+/// Ten items on four connections to the slow server, each outcome handed
+/// to its item's callback:
+///
+/// ```
+/// use std::cell::RefCell;
+/// use std::time::Duration;
+///
+/// use select::pool::{Pool, PoolConfig};
+/// use select::{Backend, Selector};
+/// use testbed::latency::LatencyModel;
+/// use testbed::protocol::Phases;
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig {
+///     latency: LatencyModel::Fixed(Duration::from_millis(1)),
+///     ..ServerConfig::default()
+/// })?;
+/// let config = PoolConfig {
+///     server: server.addr(),
+///     size: 4,
+///     phases: Phases::Two,
+/// };
+/// let finished = RefCell::new(Vec::new());
+/// let mut pool = Pool::new(Selector::new(Backend::Epoll)?, config);
+/// for item in items(10, 1) {
+///     // Returns at once while a connection is free; waits when all four
+///     // are busy, calling the callbacks of the items that finish.
+///     pool.submit(item, Box::new(|done| finished.borrow_mut().push(done)))?;
+/// }
+/// // The loop: wait until every item is back, then close the connections.
+/// pool.close()?;
+/// assert_eq!(finished.borrow().len(), 10);
+/// assert!(finished.borrow().iter().all(|done| done.outcome.is_ok()));
+/// server.shutdown();
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub struct Pool<'a> {
     config: PoolConfig,
     selector: Selector,
@@ -112,7 +161,7 @@ pub struct Pool<'a> {
     in_flight: usize,
     /// The selector's output, reused by every wait.
     events: Vec<Event>,
-    stats: PoolStats,
+    stats: LoopStats,
 }
 // ANCHOR_END: pool
 
@@ -126,7 +175,7 @@ impl<'a> Pool<'a> {
             slots: (0..config.size).map(|_| None).collect(),
             in_flight: 0,
             events: Vec::new(),
-            stats: PoolStats::default(),
+            stats: LoopStats::default(),
         }
     }
 
@@ -144,7 +193,7 @@ impl<'a> Pool<'a> {
             started: Instant::now(),
             on_done,
         };
-        let slot = match &mut self.slots[id.0] {
+        let slot = match &mut self.slots[id.index()] {
             Some(slot) => slot,
             empty => match Slot::open(id, self.config.server, &mut self.selector)? {
                 Ok(slot) => {
@@ -160,7 +209,7 @@ impl<'a> Pool<'a> {
                         started,
                         on_done,
                     } = job;
-                    on_done(Completion {
+                    on_done(FinishedItem {
                         item,
                         slot: id,
                         started,
@@ -185,7 +234,7 @@ impl<'a> Pool<'a> {
                 .iter()
                 .position(|s| s.as_ref().is_some_and(Slot::is_free));
             if let Some(i) = free.or_else(|| self.slots.iter().position(Option::is_none)) {
-                return Ok(SlotId(i));
+                return Ok(SlotId::new(i));
             }
             self.dispose(None)?;
         }
@@ -221,10 +270,10 @@ impl<'a> Pool<'a> {
         let events = std::mem::take(&mut self.events);
         self.stats.events += events.len() as u64;
         for event in &events {
-            let id = SlotId(event.token.0);
+            let id = SlotId::from_token(event.token);
             // A slot closed earlier in this batch has no connection now;
             // its remaining events are about a descriptor that is gone.
-            let Some(slot) = self.slots.get_mut(id.0).and_then(Option::as_mut) else {
+            let Some(slot) = self.slots.get_mut(id.index()).and_then(Option::as_mut) else {
                 continue;
             };
             let turn = slot.on_event(event, &mut self.selector);
@@ -239,14 +288,14 @@ impl<'a> Pool<'a> {
     /// Reports a finished item to its callback and closes a dead slot.
     fn settle(&mut self, id: SlotId, turn: Turn<Job<'a>>) -> io::Result<()> {
         if !turn.alive
-            && let Some(slot) = self.slots[id.0].take()
+            && let Some(slot) = self.slots[id.index()].take()
         {
             self.stats.connections_broken += 1;
             slot.close(&mut self.selector)?;
         }
         if let Some((job, outcome)) = turn.finished {
             self.in_flight -= 1;
-            (job.on_done)(Completion {
+            (job.on_done)(FinishedItem {
                 item: job.item,
                 slot: id,
                 started: job.started,
@@ -288,7 +337,7 @@ impl<'a> Pool<'a> {
     }
 
     /// The counters so far.
-    pub fn stats(&self) -> PoolStats {
+    pub fn stats(&self) -> LoopStats {
         self.stats
     }
 

@@ -1,11 +1,11 @@
 //! One selector, three backends, picked at run time with `--backend`.
 //!
-//! `select.rs`, `poll.rs` and `epoll.rs` each export a `Poller` with the
-//! same five methods (`new`, `add`, `modify`, `delete`, `wait`; the names
-//! are the OS's and polling's). The polling crate picks one of its backends
-//! at *compile* time with `use epoll as sys`; this book wants all three in
-//! one binary, to race them, so [`Selector`] is an enum over the three and
-//! each method is a `match` that forwards the call.
+//! `fd_set.rs` (for `select(2)`), `poll.rs` and `epoll.rs` each export a
+//! `Poller` with the same five methods (`new`, `add`, `modify`, `delete`,
+//! `wait`; the names are the OS's and polling's). The polling crate picks
+//! one of its backends at *compile* time with `use epoll as sys`; this book
+//! wants all three in one binary, to race them, so [`Selector`] is an enum
+//! over the three and each method is a `match` that forwards the call.
 //!
 //! Why an enum and not a `Box<dyn Trait>`: the set is closed (three
 //! backends, all known here), the `match` shows all of them on one screen,
@@ -21,7 +21,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use crate::event::{Event, Interest, Token};
-use crate::{epoll, poll, select};
+use crate::{epoll, fd_set, poll};
 
 /// Which system call waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -66,6 +66,35 @@ impl FromStr for Backend {
     }
 }
 
+/// The `--backend` flag, for every binary built on this selector (stage 4
+/// and stage 5): flatten it into the binary's arguments with
+/// `#[command(flatten)]`, so the flag is spelled, defaulted and checked in
+/// one place.
+///
+/// ```
+/// use clap::Parser;
+/// use select::{Backend, BackendArg};
+///
+/// #[derive(Parser)]
+/// struct Args {
+///     #[command(flatten)]
+///     selector: BackendArg,
+/// }
+///
+/// let args = Args::try_parse_from(["stage", "--backend", "poll"]).unwrap();
+/// assert_eq!(args.selector.backend, Backend::Poll);
+/// let args = Args::try_parse_from(["stage"]).unwrap();
+/// assert_eq!(args.selector.backend, Backend::Epoll);
+/// let error = Args::try_parse_from(["stage", "--backend", "kqueue"]).err().unwrap();
+/// assert!(error.to_string().contains("select, poll or epoll"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Args)]
+pub struct BackendArg {
+    /// Which system call waits: select, poll or epoll.
+    #[arg(long, default_value_t = Backend::Epoll, value_name = "BACKEND")]
+    pub backend: Backend,
+}
+
 // ANCHOR: selector
 /// Waits on many descriptors at once, with the backend chosen at run time.
 ///
@@ -90,7 +119,7 @@ impl FromStr for Backend {
 /// # Signals (`EINTR`)
 ///
 /// A signal that interrupts a wait is not an error: every backend waits
-/// again for the time left ([`crate::sys::retry_interrupted`]), so
+/// again for the time left (`retry_interrupted`, in `sys.rs`), so
 /// [`Selector::wait`] never returns `Interrupted` and never overshoots its
 /// timeout because of a signal.
 ///
@@ -100,10 +129,12 @@ impl FromStr for Backend {
 /// [`delete`](Selector::delete) it *before* closing it: a closed number is
 /// soon reused by the next socket, and a backend that still watches it
 /// would report the new socket's events under the old token. `select`
-/// refuses descriptors at or above [`select::FD_SETSIZE`].
+/// refuses descriptors at or above [`fd_set::FD_SETSIZE`].
+///
+/// [`wait`](Selector::wait) shows the loop, with an example.
 pub enum Selector {
     /// `select(2)`.
-    Select(select::Poller),
+    Select(fd_set::Poller),
     /// `poll(2)`.
     Poll(poll::Poller),
     /// epoll through mio.
@@ -114,7 +145,7 @@ impl Selector {
     /// A selector over `backend`.
     pub fn new(backend: Backend) -> io::Result<Selector> {
         Ok(match backend {
-            Backend::Select => Selector::Select(select::Poller::new()?),
+            Backend::Select => Selector::Select(fd_set::Poller::new()?),
             Backend::Poll => Selector::Poll(poll::Poller::new()?),
             Backend::Epoll => Selector::Epoll(epoll::Poller::new()?),
         })
@@ -165,6 +196,57 @@ impl Selector {
     /// Waits until something registered is ready or `timeout` passes
     /// (`None`: no limit), and fills `events` (cleared first; empty after a
     /// timeout).
+    ///
+    /// # Example
+    ///
+    /// The loop every event loop is built on: register what to watch, wait,
+    /// handle what is ready, wait again. The same code on each backend:
+    ///
+    /// ```
+    /// use std::io::{self, Read, Write};
+    /// use std::net::{TcpListener, TcpStream};
+    /// use std::os::fd::AsFd;
+    /// use std::time::Duration;
+    ///
+    /// use select::event::{Interest, Token};
+    /// use select::{Backend, Selector};
+    ///
+    /// for backend in Backend::ALL {
+    ///     let listener = TcpListener::bind("127.0.0.1:0")?;
+    ///     let mut client = TcpStream::connect(listener.local_addr()?)?;
+    ///     let (mut peer, _) = listener.accept()?;
+    ///     client.set_nonblocking(true)?;
+    ///
+    ///     let mut selector = Selector::new(backend)?;
+    ///     selector.add(client.as_fd(), Token::new(7), Interest::Read)?;
+    ///     peer.write_all(b"200 00000000000000ff\n")?;
+    ///
+    ///     let mut events = Vec::new();
+    ///     let mut received = Vec::new();
+    ///     while !received.ends_with(b"\n") {
+    ///         selector.wait(&mut events, Some(Duration::from_secs(5)))?;
+    ///         assert!(!events.is_empty(), "{backend}: nothing within 5 s");
+    ///         for event in &events {
+    ///             assert_eq!(event.token, Token::new(7));
+    ///             // "Readable" is a hint: read until the socket says
+    ///             // WouldBlock (epoll will not repeat itself).
+    ///             let mut buf = [0; 64];
+    ///             loop {
+    ///                 match client.read(&mut buf) {
+    ///                     Ok(0) => break,
+    ///                     Ok(n) => received.extend_from_slice(&buf[..n]),
+    ///                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+    ///                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+    ///                     Err(e) => return Err(e),
+    ///                 }
+    ///             }
+    ///         }
+    ///     }
+    ///     assert_eq!(received, b"200 00000000000000ff\n");
+    ///     selector.delete(client.as_fd())?; // before `client` closes
+    /// }
+    /// # Ok::<(), io::Error>(())
+    /// ```
     pub fn wait(&mut self, events: &mut Vec<Event>, timeout: Option<Duration>) -> io::Result<()> {
         match self {
             Selector::Select(p) => p.wait(events, timeout),

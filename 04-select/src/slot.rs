@@ -33,12 +33,29 @@ use crate::selector::Selector;
 /// A slot's number in its pool: also its selector token and its lane on the
 /// timeline. A slot whose connection broke is recreated under the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SlotId(pub usize);
+pub struct SlotId(usize);
 
 impl SlotId {
-    /// The selector token for this slot.
-    pub fn token(self) -> Token {
-        Token(self.0)
+    /// The slot at `index` in its pool's list of slots.
+    pub const fn new(index: usize) -> SlotId {
+        SlotId(index)
+    }
+
+    /// Its place in the pool's list of slots (and its timeline lane).
+    pub const fn index(self) -> usize {
+        self.0
+    }
+
+    /// The selector token for this slot: the same number, so that an event
+    /// leads straight back to its slot ([`SlotId::from_token`]).
+    pub const fn token(self) -> Token {
+        Token::new(self.0)
+    }
+
+    /// The slot an event's token names (the inverse of
+    /// [`token`](Self::token)).
+    pub const fn from_token(token: Token) -> SlotId {
+        SlotId(token.get())
     }
 }
 
@@ -64,7 +81,8 @@ pub struct Slot<T> {
     registered: Interest,
     /// Items started on this connection.
     uses: u64,
-    /// When the connection last read or wrote.
+    /// When the connection last read or wrote a byte (or an item was
+    /// started on it): an event that moved nothing does not count.
     last_active: Instant,
 }
 
@@ -118,8 +136,10 @@ impl<T> Slot<T> {
         self.uses
     }
 
-    /// When the connection last made progress (stage 5's idle and read
-    /// timeouts start from here).
+    /// When the connection last moved a byte, in or out, or was given an
+    /// item: stage 5's idle and read timeouts start from here. Events that
+    /// moved nothing (readiness is only a hint) leave it alone, so a read
+    /// timeout measures the peer's silence, not the loop's wake-ups.
     pub fn last_active(&self) -> Instant {
         self.last_active
     }
@@ -164,16 +184,30 @@ impl<T> Slot<T> {
     // ANCHOR: on_event
     /// Handles one event for this slot: does the I/O it allows, then feeds
     /// every complete reply to the item's exchange, sending the next line
-    /// or finishing the item.
+    /// or finishing the item. [`last_active`](Self::last_active) moves only
+    /// if bytes did.
     pub fn on_event(&mut self, event: &Event, selector: &mut Selector) -> Turn<T> {
         debug_assert_eq!(event.token, self.id.token(), "event for another slot");
+        let moved = self.conn.bytes_moved();
+        let turn = self.progress(event, selector);
+        if self.conn.bytes_moved() != moved {
+            self.last_active = Instant::now();
+        }
+        turn
+    }
+
+    /// The I/O and the replies of one event (see [`on_event`](Self::on_event)).
+    fn progress(&mut self, event: &Event, selector: &mut Selector) -> Turn<T> {
         if let Err(e) = self.conn.on_ready(event) {
             return self.fail(Failure::from_io(&e));
         }
-        self.last_active = Instant::now();
         let mut finished = None;
-        // Every complete line, not just one: two replies may have arrived in
-        // one segment, and no event will come for bytes already read.
+        // Every line there is, not just one: two replies may have arrived in
+        // one segment, and no event will come for bytes already read. The
+        // connection reads on as the lines are taken, until the socket is
+        // empty, so this loop is where a peer that keeps sending is
+        // stopped: each line either moves the exchange on (two at most per
+        // item) or, with no request in flight, ends the connection.
         loop {
             let reply = match self.conn.next_reply() {
                 Ok(Some(reply)) => reply,

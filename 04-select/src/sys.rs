@@ -10,7 +10,7 @@
 //!    never shortens or lengthens a timeout and never reaches the pool as an
 //!    error.
 //!
-//! Not here: the system calls themselves (`select.rs`, `poll.rs`,
+//! Not here: the system calls themselves (`fd_set.rs`, `poll.rs`,
 //! `epoll.rs`).
 
 use std::io;

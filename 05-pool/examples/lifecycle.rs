@@ -212,20 +212,20 @@ fn draw(start: Instant, journal: &[Entry], log: &[Logged], size: usize) {
         let t = at(entry.at);
         match entry.what {
             Happening::Connecting(slot) => {
-                since.insert(slot.0, (t, 'c'));
+                since.insert(slot.index(), (t, 'c'));
             }
             Happening::Connected(slot) => {
                 fill(
-                    &mut lanes[slot.0],
-                    since.get(&slot.0).map_or(t, |s| s.0),
+                    &mut lanes[slot.index()],
+                    since.get(&slot.index()).map_or(t, |s| s.0),
                     t,
                     'c',
                 );
-                since.insert(slot.0, (t, '.'));
+                since.insert(slot.index(), (t, '.'));
             }
             Happening::Closed { slot, reason } => {
-                if let Some((from, _)) = since.remove(&slot.0) {
-                    fill(&mut lanes[slot.0], from, t, '.');
+                if let Some((from, _)) = since.remove(&slot.index()) {
+                    fill(&mut lanes[slot.index()], from, t, '.');
                 }
                 let mark = match reason {
                     CloseReason::MaxUses => 'R',
@@ -233,11 +233,11 @@ fn draw(start: Instant, journal: &[Entry], log: &[Logged], size: usize) {
                     CloseReason::Error | CloseReason::Timeout => 'X',
                     CloseReason::Shutdown => ' ',
                 };
-                closes.push((slot.0, t, mark));
+                closes.push((slot.index(), t, mark));
             }
             Happening::ConnectFailed { slot, .. } => {
                 if let Some(slot) = slot {
-                    since.remove(&slot.0);
+                    since.remove(&slot.index());
                 }
                 connects[t] = 'r';
             }
@@ -246,7 +246,7 @@ fn draw(start: Instant, journal: &[Entry], log: &[Logged], size: usize) {
     }
     // Calls, over the connection they ran on.
     for (call, finished) in log {
-        let Some(SlotId(lane)) = call.slot else {
+        let Some(lane) = call.slot.map(SlotId::index) else {
             continue;
         };
         let mark = match &call.outcome {

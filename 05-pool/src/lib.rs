@@ -50,6 +50,7 @@ mod timers;
 
 use std::collections::BTreeMap;
 
+use select::stage_error;
 use testbed::duration::format_duration;
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::Lane;
@@ -110,7 +111,7 @@ impl Stage for TimedPool {
             knobs: self.knobs,
         };
         let selector = Selector::new(self.backend)?;
-        let mut pool = Pool::new(selector, config).map_err(|e| pool_error(e, self.backend))?;
+        let mut pool = Pool::new(selector, config).map_err(|e| stage_error(e, self.backend))?;
         let mut items = scenario.items.iter().cloned().peekable();
         let mut done = Vec::new();
         while items.peek().is_some() || pool.outstanding() > 0 {
@@ -122,13 +123,13 @@ impl Stage for TimedPool {
             while pool.waiting() < config.size
                 && let Some(item) = items.next()
             {
-                let checkout = pool.checkout().map_err(|e| pool_error(e, self.backend))?;
+                let checkout = pool.checkout().map_err(|e| stage_error(e, self.backend))?;
                 pool.call(&checkout, item)
-                    .map_err(|e| pool_error(e, self.backend))?;
+                    .map_err(|e| stage_error(e, self.backend))?;
                 // `checkout` drops here: the checkout ends after its call.
             }
             pool.turn(&mut done)
-                .map_err(|e| pool_error(e, self.backend))?;
+                .map_err(|e| stage_error(e, self.backend))?;
             for call in done.drain(..) {
                 store.record(
                     call.item,
@@ -139,7 +140,7 @@ impl Stage for TimedPool {
             }
         }
         pool.close(&mut done)
-            .map_err(|e| pool_error(e, self.backend))?;
+            .map_err(|e| stage_error(e, self.backend))?;
         // ANCHOR_END: run
         debug_assert!(done.is_empty(), "every call was recorded in the loop");
         Ok(run_stats(&pool, scenario))
@@ -149,18 +150,7 @@ impl Stage for TimedPool {
 /// The timeline lane of a call: its connection's place, or one lane below
 /// the pool's (`size`) for calls that never ran on a connection.
 fn lane(slot: Option<select::slot::SlotId>, size: usize) -> Lane {
-    let index = slot.map_or(size, |s| s.0);
-    Lane(u32::try_from(index).unwrap_or(u32::MAX - 1))
-}
-
-/// `select(2)` refusing a descriptor is a limit of the backend: the run
-/// stops with a message that names `FD_SETSIZE` (exit status 1).
-fn pool_error(error: std::io::Error, backend: Backend) -> StageError {
-    if select::select::is_fd_too_high(&error) {
-        StageError::Unsupported(format!("--backend {backend}: {error}"))
-    } else {
-        StageError::Io(error)
-    }
+    Lane::of(slot.map_or(size, |s| s.index()))
 }
 
 /// The pool's figures, for the report.

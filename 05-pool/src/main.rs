@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use pool::{Backend, Knobs, TimedPool};
-use testbed::cli::{Settings, parse_or_exit, usage_error};
-use testbed::duration::{DURATION_FORMS, parse_duration};
+use pool::{Knobs, TimedPool};
+use select::BackendArg;
+use testbed::cli::{Settings, parse_or_exit, parse_positive_duration, usage_error};
 
 /// Stage 5 of async-ladder: the timed pool.
 #[derive(Debug, Parser)]
@@ -17,12 +17,11 @@ struct Args {
     #[command(flatten)]
     settings: Settings,
 
-    /// Which system call waits: select, poll or epoll.
-    #[arg(long, default_value = "epoll", value_name = "BACKEND", value_parser = parse_backend)]
-    backend: Backend,
+    #[command(flatten)]
+    selector: BackendArg,
 
     /// Close a connection idle in the pool this long (beyond --min-idle).
-    #[arg(long, value_name = "DURATION", value_parser = parse_positive)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
     idle_timeout: Option<Duration>,
 
     /// Retire a connection after it carried this many requests.
@@ -34,23 +33,12 @@ struct Args {
     min_idle: usize,
 
     /// Fail a request that waited this long for a connection, with pool_timeout.
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_positive)]
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_positive_duration)]
     checkout_timeout: Duration,
 
     /// Return a connection to the pool after a NAK or 500 (closed by default).
     #[arg(long)]
     reuse_after_error: bool,
-}
-
-fn parse_backend(s: &str) -> Result<Backend, String> {
-    s.parse()
-}
-
-fn parse_positive(s: &str) -> Result<Duration, String> {
-    match parse_duration(s) {
-        Some(d) if !d.is_zero() => Ok(d),
-        _ => Err(format!("expected a positive duration, {DURATION_FORMS}")),
-    }
 }
 
 fn parse_uses(s: &str) -> Result<u64, String> {
@@ -76,7 +64,7 @@ fn main() -> ExitCode {
         return usage_error(&format!("--min-idle/--conns: {problem}"));
     }
     let stage = TimedPool {
-        backend: args.backend,
+        backend: args.selector.backend,
         knobs,
     };
     testbed::harness::main(&stage, &args.settings)

@@ -391,7 +391,7 @@ impl Pool {
     pub fn close(&mut self, done: &mut Vec<FinishedCall>) -> io::Result<()> {
         self.drain(done)?;
         for index in 0..self.places.len() {
-            let id = SlotId(index);
+            let id = SlotId::new(index);
             match &self.places[index] {
                 Place::Vacant => {}
                 Place::Opening { .. } => self.abandon_opening(id)?,
@@ -462,9 +462,9 @@ impl Pool {
 /// Lookups, and the error of a loop that cannot go on.
 impl Pool {
     fn member(&mut self, id: SlotId) -> &mut Member {
-        match &mut self.places[id.0] {
+        match &mut self.places[id.index()] {
             Place::Open(member) => member,
-            _ => unreachable!("slot {} is not open", id.0),
+            _ => unreachable!("slot {} is not open", id.index()),
         }
     }
 

@@ -31,8 +31,8 @@
 //! runtime's thread), so the same conversation is written again with
 //! `.await` at each wait: the "function colour" cost of async Rust. It
 //! frames replies with the workspace's one [`LineFramer`], like every stage,
-//! and fails items with the same kinds (`sync::unexpected` maps the odd
-//! replies). A read timeout, when asked for, bounds each reply with
+//! and fails items with the same kinds (`testbed::outcome::ack` and
+//! `answer` say what each reply means). A read timeout, when asked for, bounds each reply with
 //! `tokio::time::timeout`.
 //!
 //! Not handicapped: `TCP_NODELAY` on every socket, connections reused
@@ -46,7 +46,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use testbed::framing::{LineError, LineFramer, READ_CHUNK};
-use testbed::outcome::{ErrorKind, Failure, Outcome};
+use testbed::outcome::{self, ErrorKind, Failure, Outcome};
 use testbed::protocol::{Phases, Reply, Request};
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::{Lane, Store, StoreError};
@@ -189,22 +189,14 @@ async fn connect_and_request(
 async fn request(conn: &mut AsyncConn, item: &Item, phases: Phases) -> Outcome {
     if phases == Phases::Two {
         conn.send(&Request::Head(item.id)).await?;
-        match conn.recv().await? {
-            Reply::Ok => {}
-            Reply::Nak(reason) => return Err(Failure::new(ErrorKind::Nak, reason)),
-            other => return Err(sync::unexpected(other)),
-        }
+        outcome::ack(conn.recv().await?)?;
         conn.send(&Request::Body(item.id, item.payload.clone()))
             .await?;
     } else {
         conn.send(&Request::Get(item.id, item.payload.clone()))
             .await?;
     }
-    match conn.recv().await? {
-        Reply::Success(result) => Ok(result),
-        Reply::Failure(reason) => Err(Failure::new(ErrorKind::Ko, reason)),
-        other => Err(sync::unexpected(other)),
-    }
+    outcome::answer(conn.recv().await?)
 }
 // ANCHOR_END: request
 

@@ -59,13 +59,13 @@ pub struct Settings {
     pub db: Option<PathBuf>,
 
     /// Fail a request with `timeout` when no reply comes within this time.
-    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
     pub read_timeout: Option<Duration>,
 
     /// Fail a connect with `timeout` when the handshake has not finished
     /// within this time (a server that drops SYNs would otherwise stall a
     /// connect for about two minutes, the kernel's own limit).
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_timeout)]
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_positive_duration)]
     pub connect_timeout: Duration,
 
     /// Print the report as one JSON object on stdout, nothing else.
@@ -145,7 +145,9 @@ fn parse_conns(s: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_timeout(s: &str) -> Result<Duration, String> {
+/// Parses a duration that must be more than zero (every timeout flag): the
+/// value parser for such flags, in the stages' own arguments too.
+pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     match parse_duration(s) {
         Some(d) if !d.is_zero() => Ok(d),
         _ => Err(format!("expected a positive duration, {DURATION_FORMS}")),

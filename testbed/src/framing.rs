@@ -57,12 +57,46 @@ pub enum LineError {
 
 /// Bytes in, complete lines out.
 ///
+/// # Example
+///
+/// Bytes arrive in pieces that ignore line boundaries; lines come out
+/// whole, and a half line waits for the rest:
+///
+/// ```
+/// use testbed::framing::LineFramer;
+///
+/// let mut framer = LineFramer::new();
+/// framer.push(b"OK\r\n200 00000000");
+/// assert_eq!(framer.next_line(), Ok(Some("OK".to_string())));
+/// assert_eq!(framer.next_line(), Ok(None)); // half a line: wait for more
+/// assert!(framer.has_partial());
+/// framer.push(b"000000ff\n");
+/// assert_eq!(
+///     framer.next_line(),
+///     Ok(Some("200 00000000000000ff".to_string()))
+/// );
+///
+/// // From a socket (any `Read`; a byte slice here): one read, then the
+/// // lines it completed.
+/// let mut socket: &[u8] = b"NAK busy\n";
+/// assert_eq!(framer.read_from(&mut socket)?, 9);
+/// assert_eq!(framer.next_line(), Ok(Some("NAK busy".to_string())));
+/// // A byte that breaks the framing rules ends the stream for good.
+/// framer.push(b"200 \x01\n");
+/// assert!(framer.next_line().is_err());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
 /// # Memory
 ///
 /// The framer holds the complete lines not yet taken plus at most one partial
-/// line of fewer than [`MAX_LINE`] bytes. Callers that pop every line after
-/// each push (as [`read_line`](Self::read_line) does) therefore never hold
-/// more than one read chunk plus one line.
+/// line of fewer than [`MAX_LINE`] bytes ([`buffered`](Self::buffered)).
+/// Callers that pop every line before they read again (as
+/// [`read_line`](Self::read_line) does; an event loop reads only while
+/// [`has_next`](Self::has_next) is false) therefore never hold more than
+/// one read chunk plus one line. A caller that reads until `WouldBlock`
+/// before taking lines holds whatever the peer managed to send meanwhile:
+/// without bound, if the peer keeps the socket full.
 ///
 /// # Errors are sticky
 ///
@@ -134,6 +168,20 @@ impl LineFramer {
     /// would cut a message in half.
     pub fn has_partial(&self) -> bool {
         self.partial_len > 0
+    }
+
+    /// True when [`next_line`](Self::next_line) has something to give: a
+    /// complete line, or the framing error. A reader that stops reading
+    /// while this holds, and takes the line first, keeps the framer's
+    /// memory at one read plus one line however fast the peer sends.
+    pub fn has_next(&self) -> bool {
+        self.error.is_some() || self.buf[self.start..].contains(&b'\n')
+    }
+
+    /// Bytes held: the complete lines not yet taken, plus the partial
+    /// line (see `# Memory` on the type).
+    pub fn buffered(&self) -> usize {
+        self.buf.len() - self.start
     }
 
     /// Reads once from `src` (at most [`READ_CHUNK`] bytes) and pushes what
@@ -225,6 +273,19 @@ mod tests {
         assert_eq!(lines, ["200 000000000000002a", "NAK no"]);
         assert_eq!(error, None);
         assert!(!framer.has_partial());
+    }
+
+    #[test]
+    fn has_next_says_whether_next_line_has_something_to_give() {
+        let mut framer = LineFramer::new();
+        framer.push(b"OK\n20");
+        assert!(framer.has_next());
+        assert_eq!(framer.buffered(), 5);
+        assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+        assert!(!framer.has_next(), "only a partial line is left");
+        assert_eq!(framer.buffered(), 2);
+        framer.push(b"\x01");
+        assert!(framer.has_next(), "the framing error is something to give");
     }
 
     #[test]

@@ -4,6 +4,15 @@
 //! database and the report (`errors` in the JSON is keyed by
 //! [`ErrorKind::as_str`]). Two stages that fail the same item the same way
 //! must say so with the same word, or the race could not compare them.
+//!
+//! So the meaning of a reply lives here too, once: [`ack`] says what the
+//! reply to a `HEAD` means, [`answer`] what the reply to a `GET` or a
+//! `BODY` means, and [`unexpected`] names a reply that answers neither.
+//! Stage 1 calls them in a straight line, stage 3 from its continuations,
+//! stage 4 from its state machine; none of them classifies a reply itself.
+//!
+//! Not here: reading the reply ([`crate::conn`], [`crate::framing`]) or
+//! parsing it ([`crate::protocol`]).
 
 use std::fmt;
 use std::io;
@@ -12,7 +21,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 use crate::framing::LineError;
-use crate::protocol::ResultHash;
+use crate::protocol::{Reply, ResultHash};
 
 /// The outcome of one item.
 pub type Outcome = Result<ResultHash, Failure>;
@@ -153,6 +162,40 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+// ANCHOR: replies
+/// What the reply to a `HEAD` means: `OK` lets the request go on (send the
+/// `BODY`), `NAK` ends it (an answer: the connection stays usable),
+/// anything else is [`unexpected`].
+pub fn ack(reply: Reply) -> Result<(), Failure> {
+    match reply {
+        Reply::Ok => Ok(()),
+        Reply::Nak(reason) => Err(Failure::new(ErrorKind::Nak, reason)),
+        other => Err(unexpected(other)),
+    }
+}
+
+/// What the reply to a `GET` or a `BODY` means: `200` is the item's result,
+/// `500` the server's failure ("KO", an answer too), anything else is
+/// [`unexpected`].
+pub fn answer(reply: Reply) -> Outcome {
+    match reply {
+        Reply::Success(result) => Ok(result),
+        Reply::Failure(reason) => Err(Failure::new(ErrorKind::Ko, reason)),
+        other => Err(unexpected(other)),
+    }
+}
+// ANCHOR_END: replies
+
+/// A reply that does not answer the request sent: `503 busy` is a refusal
+/// (the server turned the connection away, whatever was asked), anything
+/// else a protocol error.
+pub fn unexpected(reply: Reply) -> Failure {
+    match reply {
+        Reply::Busy(reason) => Failure::new(ErrorKind::Refused, reason),
+        other => Failure::new(ErrorKind::Protocol, format!("unexpected reply '{other}'")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +207,33 @@ mod tests {
             let json = serde_json::to_string(&kind).expect("a kind serialises");
             assert_eq!(json, format!("\"{kind}\""));
         }
+    }
+
+    #[test]
+    fn replies_mean_the_same_to_every_stage() {
+        let hash = ResultHash(0xff);
+        fn kind<T>(outcome: Result<T, Failure>) -> Option<ErrorKind> {
+            outcome.err().map(|f| f.kind)
+        }
+        assert_eq!(ack(Reply::Ok), Ok(()));
+        assert_eq!(kind(ack(Reply::Nak("no".into()))), Some(ErrorKind::Nak));
+        assert_eq!(kind(ack(Reply::Success(hash))), Some(ErrorKind::Protocol));
+        assert_eq!(
+            kind(ack(Reply::Busy("busy".into()))),
+            Some(ErrorKind::Refused)
+        );
+        assert_eq!(answer(Reply::Success(hash)), Ok(hash));
+        assert_eq!(
+            kind(answer(Reply::Failure("ko".into()))),
+            Some(ErrorKind::Ko)
+        );
+        assert_eq!(kind(answer(Reply::Ok)), Some(ErrorKind::Protocol));
+        assert_eq!(
+            kind(answer(Reply::Busy("busy".into()))),
+            Some(ErrorKind::Refused)
+        );
+        let bad = answer(Reply::BadRequest("late".into())).expect_err("out of protocol");
+        assert_eq!(bad.detail, "unexpected reply '400 late'");
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Stage 4's integration tests, in one crate (matklad, "Delete Cargo
 //! Integration Tests"). Every behaviour test runs on all three backends.
 
+mod activity;
 mod binary;
 mod conformance;
 mod connect;
+mod flood;
 mod partial;
 mod pool;
 mod selector;

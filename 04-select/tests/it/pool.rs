@@ -273,7 +273,7 @@ mod invariants {
                 if got.is_none() {
                     prop_assert_eq!(completion.outcome.clone(), Ok(work[i].expected_result()));
                 }
-                prop_assert!(completion.slot.0 < size);
+                prop_assert!(completion.slot.index() < size);
             }
             prop_assert!(*peak.lock().expect("no panics while held") <= size);
         }

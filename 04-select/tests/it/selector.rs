@@ -32,7 +32,7 @@ fn an_idle_wait_lasts_its_timeout_and_reports_nothing() -> io::Result<()> {
     for backend in backends() {
         let (a, _b) = pair()?;
         let mut selector = Selector::new(backend)?;
-        selector.add(a.as_fd(), Token(7), Interest::Read)?;
+        selector.add(a.as_fd(), Token::new(7), Interest::Read)?;
         let start = Instant::now();
         assert_eq!(
             wait(&mut selector, Duration::from_millis(30))?,
@@ -52,11 +52,11 @@ fn a_readable_socket_is_reported_with_its_token() -> io::Result<()> {
     for backend in backends() {
         let (a, mut b) = pair()?;
         let mut selector = Selector::new(backend)?;
-        selector.add(a.as_fd(), Token(7), Interest::Read)?;
+        selector.add(a.as_fd(), Token::new(7), Interest::Read)?;
         b.write_all(b"OK\n")?;
         let events = wait(&mut selector, Duration::from_secs(5))?;
         assert_eq!(events.len(), 1, "{backend}");
-        assert_eq!(events[0].token, Token(7), "{backend}");
+        assert_eq!(events[0].token, Token::new(7), "{backend}");
         assert!(events[0].readable, "{backend}");
         // Deleted: the same bytes are no longer news.
         selector.delete(a.as_fd())?;
@@ -70,7 +70,7 @@ fn level_triggered_backends_repeat_and_edge_triggered_epoll_does_not() -> io::Re
     for backend in backends() {
         let (mut a, mut b) = pair()?;
         let mut selector = Selector::new(backend)?;
-        selector.add(a.as_fd(), Token(1), Interest::Read)?;
+        selector.add(a.as_fd(), Token::new(1), Interest::Read)?;
         b.write_all(b"200 0000000000000001\n")?;
         assert_eq!(
             wait(&mut selector, Duration::from_secs(5))?.len(),
@@ -97,14 +97,14 @@ fn write_interest_reports_room_in_the_send_buffer() -> io::Result<()> {
     for backend in backends() {
         let (a, _b) = pair()?;
         let mut selector = Selector::new(backend)?;
-        selector.add(a.as_fd(), Token(3), Interest::Write)?;
+        selector.add(a.as_fd(), Token::new(3), Interest::Write)?;
         let events = wait(&mut selector, Duration::from_secs(5))?;
         assert!(
             events.len() == 1 && events[0].writable,
             "{backend}: {events:?}"
         );
         // Back to reading only: an idle socket is not news any more.
-        selector.modify(a.as_fd(), Token(3), Interest::Read)?;
+        selector.modify(a.as_fd(), Token::new(3), Interest::Read)?;
         assert_eq!(wait(&mut selector, Duration::ZERO)?, vec![], "{backend}");
     }
     Ok(())
@@ -134,7 +134,7 @@ fn a_signal_neither_ends_a_wait_early_nor_reaches_the_caller() -> io::Result<()>
         let (thread_tx, thread_rx) = std::sync::mpsc::channel();
         let waiter = std::thread::spawn(move || -> io::Result<(Vec<Event>, Duration)> {
             let mut selector = Selector::new(backend)?;
-            selector.add(a.as_fd(), Token(0), Interest::Read)?;
+            selector.add(a.as_fd(), Token::new(0), Interest::Read)?;
             // SAFETY: `pthread_self` has no preconditions.
             let _ = thread_tx.send(unsafe { libc::pthread_self() });
             let start = Instant::now();

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use select::pool::{Completion, Pool, PoolConfig};
+use select::pool::{FinishedItem, Pool, PoolConfig};
 use select::{Backend, Selector};
 use testbed::conn::Conn;
 use testbed::protocol::{Phases, Reply, Request, ResultHash};
@@ -123,7 +123,7 @@ pub fn run_pool(
     size: usize,
     phases: Phases,
     items: Vec<Item>,
-) -> Vec<(Completion, Instant)> {
+) -> Vec<(FinishedItem, Instant)> {
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
         let done = RefCell::new(Vec::new());

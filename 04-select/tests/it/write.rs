@@ -48,7 +48,7 @@ fn a_full_send_buffer_queues_the_rest_until_writable() {
         });
         let mut selector = Selector::new(backend).expect("a selector");
         selector
-            .add(conn.fd(), Token(0), conn.interest())
+            .add(conn.fd(), Token::new(0), conn.interest())
             .expect("register");
         let mut events: Vec<Event> = Vec::new();
         let start = Instant::now();

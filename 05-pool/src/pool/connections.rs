@@ -69,7 +69,7 @@ impl Pool {
             .vacant
             .first()
             .expect("fill checked there is room, so a place is vacant");
-        let id = SlotId(index);
+        let id = SlotId::new(index);
         match Connection::connect(self.config.server) {
             Err(e) => self.connect_failed(None, Failure::from_io(&e)),
             Ok(conn) => {
@@ -132,7 +132,7 @@ impl Pool {
     /// Closes the open connection `id`: deregistered, then closed (stage
     /// 4's rule), its timer cancelled, its place vacant.
     pub(super) fn close_member(&mut self, id: SlotId, reason: CloseReason) -> io::Result<()> {
-        let place = std::mem::replace(&mut self.places[id.0], Place::Vacant);
+        let place = std::mem::replace(&mut self.places[id.index()], Place::Vacant);
         let Place::Open(member) = place else {
             unreachable!("close_member is called for open places");
         };
@@ -142,7 +142,7 @@ impl Pool {
         if member.holder.is_none() {
             self.idle.retain(|&s| s != id);
         }
-        self.vacant.insert(id.0);
+        self.vacant.insert(id.index());
         self.stats.census.closed(reason);
         self.journal.note(Happening::Closed { slot: id, reason });
         member.slot.close(&mut self.selector)
@@ -153,8 +153,8 @@ impl Pool {
     pub(super) fn admit(&mut self, id: SlotId) -> io::Result<()> {
         let conn = self.take_opening(id)?;
         let slot = Slot::adopt(id, conn, &mut self.selector)?;
-        self.vacant.remove(&id.0);
-        self.places[id.0] = Place::Open(Member {
+        self.vacant.remove(&id.index());
+        self.places[id.index()] = Place::Open(Member {
             armed_at: slot.last_active(),
             slot,
             holder: None,
@@ -182,11 +182,11 @@ impl Pool {
     /// while it opened; a slot that adopts it registers it again, under
     /// the same token.
     fn take_opening(&mut self, id: SlotId) -> io::Result<Connection> {
-        let place = std::mem::replace(&mut self.places[id.0], Place::Vacant);
+        let place = std::mem::replace(&mut self.places[id.index()], Place::Vacant);
         let Place::Opening { conn, timer } = place else {
             unreachable!("take_opening is called for opening places");
         };
-        self.vacant.insert(id.0);
+        self.vacant.insert(id.index());
         self.timers.cancel(timer);
         self.selector.delete(conn.fd())?;
         Ok(conn)

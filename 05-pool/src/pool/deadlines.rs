@@ -82,7 +82,7 @@ impl Pool {
                     }
                 }
                 Due::Connect(id) => {
-                    let Place::Opening { timer, .. } = &self.places[id.0] else {
+                    let Place::Opening { timer, .. } = &self.places[id.index()] else {
                         continue;
                     };
                     if *timer != key {
@@ -105,7 +105,7 @@ impl Pool {
     /// timer is cancelled whenever its member changes state, so this is a
     /// belt-and-braces check).
     fn owns_timer(&self, id: SlotId, key: TimerKey) -> bool {
-        matches!(&self.places[id.0], Place::Open(m) if m.timer == Some(key))
+        matches!(&self.places[id.index()], Place::Open(m) if m.timer == Some(key))
     }
 
     /// Sets (or moves) the read deadline of the call running on `id`.

@@ -29,11 +29,11 @@ impl Pool {
     pub(super) fn handle_events(&mut self) -> io::Result<()> {
         let events = std::mem::take(&mut self.events);
         for event in &events {
-            let id = SlotId(event.token.0);
+            let id = SlotId::from_token(event.token);
             let Pool {
                 places, selector, ..
             } = self;
-            match places.get_mut(id.0) {
+            match places.get_mut(id.index()) {
                 Some(Place::Opening { .. }) => self.on_handshake(id)?,
                 Some(Place::Open(member)) => {
                     if let Some(refusal) = turned_away(&member.slot) {
@@ -58,7 +58,7 @@ impl Pool {
     /// An event on a connection still opening: the handshake finished, or
     /// failed, or (readiness is a hint) neither yet.
     fn on_handshake(&mut self, id: SlotId) -> io::Result<()> {
-        let Place::Opening { conn, .. } = &mut self.places[id.0] else {
+        let Place::Opening { conn, .. } = &mut self.places[id.index()] else {
             unreachable!("on_handshake is called for opening places");
         };
         // Only the handshake, no read: a server has nothing to say to a

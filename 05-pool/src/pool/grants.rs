@@ -79,7 +79,7 @@ impl Pool {
         let Pool {
             places, selector, ..
         } = self;
-        let Place::Open(member) = &mut places[slot.0] else {
+        let Place::Open(member) = &mut places[slot.index()] else {
             unreachable!("a held connection is open");
         };
         let turn = member.slot.start(item, phases, call, selector);

@@ -14,8 +14,8 @@
 use std::io::{Read, Write};
 
 use testbed::conn::Conn;
-use testbed::outcome::{ErrorKind, Failure, Outcome};
-use testbed::protocol::{Reply, Request};
+use testbed::outcome::{self, Outcome};
+use testbed::protocol::Request;
 use testbed::workload::Item;
 
 // ANCHOR: exercise
@@ -30,11 +30,7 @@ pub fn pipelined<S: Read + Write>(conn: &mut Conn<S>, items: &[Item]) -> Vec<Out
     }
     items
         .iter()
-        .map(|_| match conn.recv()? {
-            Reply::Success(result) => Ok(result),
-            Reply::Failure(reason) => Err(Failure::new(ErrorKind::Ko, reason)),
-            other => Err(sync::unexpected(other)),
-        })
+        .map(|_| outcome::answer(conn.recv()?))
         .collect()
     // EXERCISE-END
 }
@@ -48,6 +44,7 @@ mod tests {
     use std::time::Duration;
     use testbed::faults::{Fault, FaultPlan};
     use testbed::latency::LatencyModel;
+    use testbed::outcome::ErrorKind;
     use testbed::protocol::Phase;
     use testbed::server::{ServerConfig, SlowServer};
     use testbed::workload::items;

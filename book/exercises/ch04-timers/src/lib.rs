@@ -189,7 +189,7 @@ mod tests {
             let client = TcpStream::connect(listener.local_addr()?)?;
             let (mut peer, _) = listener.accept()?;
             let mut event_loop = EventLoop::new(backend)?;
-            event_loop.watch(Token(1), client)?;
+            event_loop.watch(Token::new(1), client)?;
             event_loop.at(Instant::now() + 200 * MS, "late");
             std::thread::spawn(move || {
                 std::thread::sleep(20 * MS);
@@ -203,9 +203,9 @@ mod tests {
             assert_eq!(
                 log,
                 [
-                    Happened::Line(Token(1), "OK".into()),
-                    Happened::Line(Token(1), "200 0000000000000001".into()),
-                    Happened::Closed(Token(1)),
+                    Happened::Line(Token::new(1), "OK".into()),
+                    Happened::Line(Token::new(1), "200 0000000000000001".into()),
+                    Happened::Closed(Token::new(1)),
                     Happened::Timer("late"),
                 ],
                 "{backend}"

@@ -15,8 +15,8 @@
 use std::io::{Read, Write};
 
 use testbed::conn::Conn;
-use testbed::outcome::{ErrorKind, Failure, Outcome};
-use testbed::protocol::{Reply, Request};
+use testbed::outcome::{self, Outcome};
+use testbed::protocol::Request;
 use testbed::workload::Item;
 
 // ANCHOR: exercise
@@ -36,6 +36,7 @@ mod tests {
     use std::time::Duration;
     use testbed::faults::{Fault, FaultPlan};
     use testbed::latency::LatencyModel;
+    use testbed::outcome::ErrorKind;
     use testbed::protocol::Phase;
     use testbed::server::{ServerConfig, SlowServer};
     use testbed::workload::items;

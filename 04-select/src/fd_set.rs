@@ -1,5 +1,10 @@
 //! The oldest backend: `select(2)`, called directly through libc.
 //!
+//! The file is named after the call's data structure, the `fd_set`, rather
+//! than after the call: the crate is `select` and so is its stage, and a
+//! third `select` (`select::select::Poller`) would leave a reader guessing
+//! which one is meant.
+//!
 //! `select` takes *sets* of descriptors, as bitmaps (`fd_set`), one for
 //! reading and one for writing, plus `nfds`, one more than the highest
 //! descriptor in them. The kernel scans every bit below `nfds`, then
@@ -244,7 +249,7 @@ mod tests {
         let high = dup_at_least(&probe, FD_SETSIZE as RawFd);
         let mut poller = Poller::new().expect("select needs no setup");
         let error = poller
-            .add(high.as_fd(), Token(0), Interest::Read)
+            .add(high.as_fd(), Token::new(0), Interest::Read)
             .expect_err("fd 1024 does not fit an fd_set");
         assert!(is_fd_too_high(&error));
         assert!(error.to_string().contains("FD_SETSIZE"), "{error}");
