@@ -243,3 +243,28 @@ impl Default for SynDropper {
         SynDropper::new()
     }
 }
+
+/// Runs a stage binary against a [`SynDropper`] with a 100 ms
+/// `--connect-timeout` and checks that each of its three items failed with
+/// `timeout`, none lost, well within a deadline: every stage's regression
+/// test for bounded connects. Without a connect timeout each connect waits
+/// for the kernel's own limit (about two minutes), and the deadline kills
+/// the run, which fails the test.
+#[track_caller]
+pub fn assert_connects_time_out(program: impl AsRef<Path>) {
+    let dropper = SynDropper::new();
+    let server = dropper.addr().to_string();
+    let args = [
+        "--server",
+        &server,
+        "--items",
+        "3",
+        "--connect-timeout",
+        "100ms",
+        "--json",
+    ];
+    let output = run_bin(program, &args, Duration::from_secs(20));
+    let report = json_report(&output);
+    assert_eq!(report["errors"]["timeout"], 3, "{report}");
+    assert_eq!(report["lost"], 0, "{report}");
+}

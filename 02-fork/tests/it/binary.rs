@@ -167,3 +167,10 @@ fn help_says_what_crash_worker_does() {
         assert!(help.contains(words), "--help lacks {words:?}:\n{help}");
     }
 }
+
+#[test]
+fn a_server_that_drops_syns_fails_items_with_timeout_not_a_stall() {
+    // Stage 1's connect, with its timeout: each item fails at
+    // --connect-timeout instead of after the kernel's two minutes.
+    testbed::testing::assert_connects_time_out(BIN);
+}

@@ -137,3 +137,10 @@ fn writes_a_timeline_with_one_lane_per_wrapper() {
     assert_eq!(svg.matches("<title>item").count(), 12);
     assert!(svg.contains("12 items, 3 lanes"), "one lane per wrapper");
 }
+
+#[test]
+fn a_server_that_drops_syns_fails_items_with_timeout_not_a_stall() {
+    // Stage 1's connect, with its timeout: each item fails at
+    // --connect-timeout instead of after the kernel's two minutes.
+    testbed::testing::assert_connects_time_out(BIN);
+}

@@ -1,13 +1,11 @@
 //! The stage's own failure modes: a fiber that panics, and a server whose
 //! handshakes never complete.
 
-use std::time::Duration;
-
 use scheduler::Fibers;
 use testbed::cli::Settings;
 use testbed::conformance::quick_settings;
 use testbed::harness::execute;
-use testbed::testing::{SynDropper, json_report, run_bin};
+use testbed::testing::assert_connects_time_out;
 
 const BIN: &str = env!("CARGO_BIN_EXE_06-scheduler");
 
@@ -35,24 +33,5 @@ fn a_panicking_fiber_gives_its_connection_slot_back() {
 /// the run for the kernel's two minutes of retries.
 #[test]
 fn a_server_that_drops_syns_fails_items_with_timeout_not_a_stall() {
-    let dropper = SynDropper::new();
-    let server = dropper.addr().to_string();
-    // Without a connect timeout each connect waits for the kernel's own
-    // limit, and the deadline below kills the run.
-    let output = run_bin(
-        BIN,
-        &[
-            "--server",
-            &server,
-            "--items",
-            "3",
-            "--connect-timeout",
-            "100ms",
-            "--json",
-        ],
-        Duration::from_secs(20),
-    );
-    let report = json_report(&output);
-    assert_eq!(report["errors"]["timeout"], 3, "{report}");
-    assert_eq!(report["lost"], 0, "{report}");
+    assert_connects_time_out(BIN);
 }
