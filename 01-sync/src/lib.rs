@@ -1,6 +1,6 @@
 //! Stage 1: blocking. One connection, one item at a time.
 //!
-//! The first rung of the ladder is the code everyone writes first (the seed
+//! The first rung of the ladder is the code everyone writes first (the source
 //! article's "Sincrono"): send a request, wait for the reply, store it, next
 //! item. It is correct, short and easy to read, and it spends almost all of
 //! its time waiting: with a service time of `L`, it can never do better
@@ -12,7 +12,7 @@
 //! in several processes, and 06-scheduler runs it inside fibers, over a
 //! stream that *looks* blocking but lets other fibers run while it waits.
 //!
-//! The seed shows three shapes, all here:
+//! The source article shows three shapes, all here:
 //!
 //! - a new connection for every request ([`Blocking::connect_per_request`]);
 //! - one connection reused for every request (the default);
@@ -35,7 +35,7 @@ use testbed::workload::Item;
 /// The blocking stage.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Blocking {
-    /// Open a new connection for every item and close it after (the seed's
+    /// Open a new connection for every item and close it after (the source article's
     /// first `sync`), instead of reusing one. Costs a TCP handshake per item.
     pub connect_per_request: bool,
 }

@@ -3,7 +3,7 @@
 //! Stage 1 waits: with a service time of `L`, one blocking connection does
 //! at most `1 / 2L` two-phase items per second, and the machine sits idle.
 //! The oldest answer is to run several copies of that program at once. The
-//! seed article's "più task" version does it with Unix processes:
+//! source article's "più task" version does it with Unix processes:
 //!
 //! 1. deal the list round-robin into N partitions ([`partition`]);
 //! 2. `fork` N children; each opens its own connection and its own database
@@ -14,7 +14,7 @@
 //!
 //! Throughput grows N-fold, and so does the bill: N TCP connections is what
 //! we wanted, but also N *database* connections (`db_connections` in the
-//! report), and the seed's premise is a database that allows few, maybe
+//! report), and the source article's premise is a database that allows few, maybe
 //! one. That cost is what every later stage removes.
 //!
 //! `--threads` runs the same partitions as a rayon fork-join over threads
@@ -23,7 +23,7 @@
 //!
 //! # Layout
 //!
-//! Read [`partition`], then [`worker`] (the seed's `work()`), then
+//! Read [`partition`], then [`worker`] (the source article's `work()`), then
 //! [`processes`] (fork, `_exit`, `waitpid`, and the fork-safety rules), then
 //! [`threads`] for comparison. [`crash`] and [`unfinished`] are how a dead
 //! child is made on purpose and how its items are found.

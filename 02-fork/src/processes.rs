@@ -1,7 +1,7 @@
 //! Worker processes: `fork()` one child per partition, `waitpid()` for
 //! every one of them, and report the ones that did not finish.
 //!
-//! This is the seed article's "più task" program, with its three system
+//! This is the source article's "più task" program, with its three system
 //! calls: `fork` makes a copy of this process that starts life returning
 //! from the same call (0 in the child, the child's pid in the parent);
 //! `_exit` ends a child without running any of the parent's clean-up; and

@@ -1,7 +1,7 @@
 //! One worker: its own connection, its own database connection, its own
 //! partition, processed with stage 1's blocking request.
 //!
-//! This is the seed article's `work()`. It is the same code whether the
+//! This is the source article's `work()`. It is the same code whether the
 //! worker is a forked process ([`crate::processes`]) or a thread
 //! ([`crate::threads`]): the lesson of this stage is not a new way of doing
 //! I/O, it is running several copies of the old one side by side. Each copy

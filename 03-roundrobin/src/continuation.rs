@@ -6,21 +6,21 @@
 //! ("send"), and the part after it is *kept for later* as a value, to run when
 //! the loop comes back to this connection ("later, receive and handle").
 //!
-//! In the seed article the part kept for later is a Perl closure, the
+//! In the source article the part kept for later is a Perl closure, the
 //! wrapper's `INTERNAL`; when it runs, it returns the *next* closure (the
 //! second phase of a two-phase request) or `undef` when the request is over.
 //! Here it is a [`Continuation`]: a boxed `FnOnce` that, given the
 //! connection, blocks for one reply, handles it, and returns a [`Step`]: the
 //! next continuation, or the result.
 //!
-//! Two differences from the seed, both on purpose:
+//! Two differences from the source article, both on purpose:
 //!
 //! - the continuation does not *capture* the connection; the wrapper lends
 //!   it (`&mut Conn<S>`) each time it runs one. A closure stored inside the
 //!   wrapper that also held a reference to the wrapper's own connection would
 //!   be a struct that borrows from itself, which Rust does not allow;
 //! - the continuation does not call the success callback itself: it returns
-//!   the result ([`Step::Done`]) or fails (`Err`, the seed's `die`), and the
+//!   the result ([`Step::Done`]) or fails (`Err`, the source article's `die`), and the
 //!   wrapper calls the right callback. That keeps every callback call in one
 //!   place, `Wrapper::dispose`, which holds the database connection.
 //!
@@ -54,7 +54,7 @@ pub type PhaseResult<K> = Result<Step<K>, Failure>;
 /// The function a [`Continuation`] boxes.
 type PhaseFn<S> = dyn FnOnce(&mut Conn<S>) -> PhaseResult<Continuation<S>>;
 
-/// One phase of a request, waiting for its reply: the seed's `INTERNAL`.
+/// One phase of a request, waiting for its reply: the source article's `INTERNAL`.
 ///
 /// `FnOnce`, because a phase must run at most once: running the phase that
 /// received a reply a second time would read the *next* reply as if it were
@@ -90,7 +90,7 @@ impl<S> fmt::Debug for Continuation<S> {
 
 // ANCHOR: chain
 /// Sends the first line of `item`'s request and returns what to do when its
-/// reply comes: the seed's `async`, minus the bookkeeping the wrapper does.
+/// reply comes: the source article's `async`, minus the bookkeeping the wrapper does.
 ///
 /// Two phases: send `HEAD` now; *later*, read `OK`, send `BODY`, and return
 /// the second phase; *later still*, read `200`. One phase: send `GET` now,
@@ -112,7 +112,7 @@ pub fn send_request<S: Read + Write + 'static>(
         Phases::Two => {
             conn.send(&Request::Head(item.id))?;
             // The first phase needs the payload for `BODY`: it captures its
-            // own copy, as the seed's closure captures `$request`.
+            // own copy, as the source article's closure captures `$request`.
             let item = item.clone();
             Ok(Continuation::new(move |conn| {
                 // INTERNAL, first phase: `OK` (or `NAK`, which ends it here).

@@ -1,6 +1,6 @@
 //! The wrappers and the one database connection: what the loops drive.
 //!
-//! The seed's loops work on `@conns` (the wrappers) and `$db` (the one
+//! The source article's loops work on `@conns` (the wrappers) and `$db` (the one
 //! database connection). [`Fleet`] is those two together, seen through the
 //! only operations a loop needs: visit wrapper `w` to `dispose` of its
 //! backlog, ask whether it `is_working`, `start` an item on it. Two fleets
@@ -15,7 +15,7 @@
 //!
 //! # Who owns the database connection?
 //!
-//! In the seed, every callback closes over `$db`: many closures, one
+//! In the source article, every callback closes over `$db`: many closures, one
 //! database handle, all able to use it. The direct Rust translation is
 //! `Rc<RefCell<Store>>`, cloned into every callback. It would work (one
 //! thread, and no callback runs inside another), but the `RefCell` would
@@ -25,7 +25,7 @@
 //! So here the callbacks do not hold the store: the fleet owns it, and
 //! *lends* it to the one wrapper being disposed (`&mut Store`), which passes
 //! it to the callback it calls. One owner, one borrower at a time, checked
-//! by the compiler; and it says in the types what the seed says in prose:
+//! by the compiler; and it says in the types what the source article says in prose:
 //! one database connection, used by one request at a time.
 
 use std::io::{Read, Write};

@@ -4,7 +4,7 @@
 //! Stage 2 bought concurrency with processes, and paid for it with one
 //! database connection per process. This stage keeps one process and one
 //! database connection, and still has N requests in flight: it splits each
-//! request into "send" and "later, receive and handle" (the seed article's
+//! request into "send" and "later, receive and handle" (the source article's
 //! "Asincrono"). A [`Wrapper`] around each connection remembers what to do
 //! when its reply comes; a loop visits the wrappers in turn, blocking on
 //! each one's reply, handing it the next item when it is free.
@@ -17,7 +17,7 @@
 //!   returns the next ([`Continuation`], [`send_request`]);
 //! - `machine.rs`: the same chain as an explicit enum ([`Machine`]), and why
 //!   that is what an `async fn` compiles to;
-//! - `wrapper.rs`: the seed's wrapper, `start` / `dispose` / `is_working`;
+//! - `wrapper.rs`: the source article's wrapper, `start` / `dispose` / `is_working`;
 //! - `fleet.rs`: N wrappers and the one database connection, and who owns
 //!   that connection ([`Fleet`], [`Wrappers`]);
 //! - `loops.rs`: the single-phase loop, the multi-phase loop, the drains;
@@ -52,7 +52,7 @@ pub use wrapper::{Busy, Chain, Wrapper, WrapperId};
 /// The round-robin stage.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RoundRobin {
-    /// Which loop hands out the items; `None` picks the seed's loop for the
+    /// Which loop hands out the items; `None` picks the source article's loop for the
     /// request shape (single-phase for `--phases 1`, multi-phase for 2).
     pub dispatch: Option<Dispatch>,
     /// How the last pending requests are finished.

@@ -1,7 +1,7 @@
 //! The loops: visit the wrappers in turn, dispose of their backlog, give
 //! them the next item, then drain what is left.
 //!
-//! The seed article has two loops and two drains:
+//! The source article has two loops and two drains:
 //!
 //! - the **single-phase loop**: take the next wrapper in round-robin order,
 //!   `dispose` once (block for its reply, if it has one), `start` the item.
@@ -9,7 +9,7 @@
 //! - the **multi-phase loop**: a request may need several `dispose`s, so
 //!   keep taking the next wrapper, disposing, and *skipping* any that is
 //!   still working, until one is free;
-//! - the seed's **drain** finishes the wrappers one after another
+//! - the source article's **drain** finishes the wrappers one after another
 //!   ([`Drain::InOrder`]). With two phases that is slow: wrapper 2's `BODY`
 //!   is not even sent until wrapper 1 has its final answer, so the drain
 //!   takes one reply time *per wrapper*. [`Drain::RoundRobin`] keeps going
@@ -37,14 +37,14 @@ use crate::wrapper::WrapperId;
 /// Which loop hands out the items (`--loop`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dispatch {
-    /// One `dispose` per visit, then `start`: the seed's first loop.
+    /// One `dispose` per visit, then `start`: the source article's first loop.
     SinglePhase,
-    /// `dispose` and skip wrappers still working: the seed's second loop.
+    /// `dispose` and skip wrappers still working: the source article's second loop.
     MultiPhase,
 }
 
 impl Dispatch {
-    /// The loop the seed pairs with each request shape.
+    /// The loop the source article pairs with each request shape.
     pub fn for_phases(phases: Phases) -> Dispatch {
         match phases {
             Phases::One => Dispatch::SinglePhase,
@@ -68,7 +68,7 @@ pub enum Drain {
     /// Keep going round: one `dispose` per working wrapper per turn.
     #[default]
     RoundRobin,
-    /// The seed's: each wrapper to the end of its request, one after another.
+    /// The source article's: each wrapper to the end of its request, one after another.
     InOrder,
 }
 
@@ -82,7 +82,7 @@ impl Drain {
     }
 }
 
-/// Whose turn it is: the seed's `$conns[$cid++ % $NTASK]`.
+/// Whose turn it is: the source article's `$conns[$cid++ % $NTASK]`.
 #[derive(Debug, Clone)]
 pub struct Cursor {
     next: usize,
@@ -128,12 +128,12 @@ pub fn run(
 }
 
 // ANCHOR: single_phase
-/// The seed's first loop: each item goes to the next wrapper in turn, after
+/// The source article's first loop: each item goes to the next wrapper in turn, after
 /// one `dispose` of that wrapper's previous request.
 ///
 /// One `dispose` finishes a single-phase request. A two-phase request needs
 /// two, so the second visit finds the wrapper still working and `start`
-/// refuses ([`LoopError::Busy`]): the seed's "already in use".
+/// refuses ([`LoopError::Busy`]): the source article's "already in use".
 pub fn single_phase(
     fleet: &mut impl Fleet,
     items: &[Item],
@@ -149,7 +149,7 @@ pub fn single_phase(
 // ANCHOR_END: single_phase
 
 // ANCHOR: multi_phase
-/// The seed's second loop: visit wrappers in turn, `dispose` each, and give
+/// The source article's second loop: visit wrappers in turn, `dispose` each, and give
 /// the item to the first one that is free afterwards; a wrapper still
 /// working (its request has another phase) is skipped until next time.
 pub fn multi_phase(
@@ -191,7 +191,7 @@ pub fn drain_round_robin(fleet: &mut impl Fleet, cursor: &mut Cursor) -> Result<
     }
 }
 
-/// The seed's drain, `map { $_->dispose() while $_->is_working() } @conns`:
+/// The source article's drain, `map { $_->dispose() while $_->is_working() } @conns`:
 /// each wrapper's request to its end, then the next wrapper's.
 pub fn drain_in_order(fleet: &mut impl Fleet) -> Result<(), LoopError> {
     for w in (0..fleet.count()).map(WrapperId) {

@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn constant_latency_moves_in_waves() {
-        // The seed's reasoning: N requests leave at once, the loop blocks
+        // The source article's reasoning: N requests leave at once, the loop blocks
         // one service time per phase, then the next N leave. 100 items on
         // 10 wrappers is 10 waves.
         let work = items(100, 1);

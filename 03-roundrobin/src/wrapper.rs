@@ -1,12 +1,12 @@
 //! The connection wrapper: one connection, and what to do when its reply
 //! comes.
 //!
-//! The seed article's `Conn` package, with its three operations:
+//! The source article's `Conn` package, with its three operations:
 //!
-//! - [`start`](Wrapper::start) (the seed's `async`) sends the first line of
+//! - [`start`](Wrapper::start) (the source article's `async`) sends the first line of
 //!   a request and *remembers* the rest: the next phase, and the callbacks
 //!   for success and error. It refuses, with [`Busy`], a wrapper that still
-//!   has a request (the seed dies "already in use");
+//!   has a request (the source article dies "already in use");
 //! - [`dispose`](Wrapper::dispose) blocks until the current phase's reply
 //!   arrives, runs that phase, and keeps whatever it returns as the next
 //!   phase. When the request ends, it calls the success or the error
@@ -107,7 +107,7 @@ pub struct Wrapper<S> {
     conn: Option<Conn<S>>,
     /// Connections opened so far (1 + reconnections, once used).
     connects: u32,
-    /// The seed's `$self->[1]`, plus what it closed over.
+    /// The source article's `$self->[1]`, plus what it closed over.
     request: Option<InFlight<S>>,
 }
 
@@ -152,7 +152,7 @@ impl<S: Read + Write + 'static> Wrapper<S> {
         on_error: impl FnOnce(&mut Store, &Item, Failure) -> Result<(), StoreError> + 'static,
     ) -> Result<(), Busy> {
         if self.is_working() {
-            // The seed: `die "already in use" if $self->[1]`.
+            // The source article: `die "already in use" if $self->[1]`.
             return Err(Busy(self.id));
         }
         let next = match self.send(item) {
@@ -186,7 +186,7 @@ impl<S: Read + Write + 'static> Wrapper<S> {
     /// never the request: a failed request is a call to `on_error`.
     pub fn dispose(&mut self, store: &mut Store) -> Result<(), StoreError> {
         let Some(request) = self.request.take() else {
-            return Ok(()); // the seed: `return unless $self->[1]`
+            return Ok(()); // the source article: `return unless $self->[1]`
         };
         let InFlight {
             item,
@@ -205,7 +205,7 @@ impl<S: Read + Write + 'static> Wrapper<S> {
             Next::Failed(failure) => Err(failure),
         };
         match step {
-            // The seed's `$self->[1] = $self->[1]->()`: keep the next phase.
+            // The source article's `$self->[1] = $self->[1]->()`: keep the next phase.
             Ok(Step::Next(phase)) => {
                 self.request = Some(InFlight {
                     item,

@@ -7,7 +7,7 @@
 //! - **Read what is there, a line at a time.** "Readable" means some bytes
 //!   have arrived, not a whole line: read what the socket has and give it
 //!   to the one framer, [`LineFramer`], which keeps a partial line for
-//!   later and hands out only whole ones. The seed article reads a whole
+//!   later and hands out only whole ones. The source article reads a whole
 //!   line with `<$fh>` after `select` said "readable": if the reply arrived
 //!   in two segments, that read blocks the whole program until the second
 //!   one comes (chapter 4 shows it; `tests/it/partial.rs` is the regression

@@ -6,7 +6,7 @@
 //! middle of a function, so the same conversation is cut at its waits:
 //! [`Exchange::start`] gives the first line to send, and each reply fed to
 //! [`Exchange::on_reply`] gives either the next line ([`Step::Send`]) or the
-//! item's outcome ([`Step::Done`]). The seed article does the same with a
+//! item's outcome ([`Step::Done`]). The source article does the same with a
 //! closure that returns the next closure (`$slot->[1] = $slot->[1]->()`);
 //! in Rust an enum of the places where the conversation can stop says the
 //! same thing and can be printed, compared and tested.

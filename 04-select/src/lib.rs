@@ -2,7 +2,7 @@
 //!
 //! Stage 3 keeps N connections busy from one process, but it *visits* them
 //! in a fixed order: when the connection it waits on is slow, replies that
-//! already arrived on the others sit unread. The seed article's answer is
+//! already arrived on the others sit unread. The source article's answer is
 //! to ask the kernel "which of these are ready?" with `select(2)` (Perl's
 //! `IO::Select`) and to serve whichever is: a pool of connections with one
 //! waiting point, the shape of every event loop since.
@@ -25,7 +25,7 @@
 //!   is there, queue what does not fit, a `connect` that finishes later);
 //! - [`exchange`]: one item's conversation as a state machine;
 //! - [`slot`]: a connection carrying one item, turning events into progress;
-//! - [`pool`]: the seed's `Pool`, its loop and its policy;
+//! - [`pool`]: the source article's `Pool`, its loop and its policy;
 //! - this file: the stage, which feeds every item to the pool and records
 //!   each outcome from its callback.
 //!

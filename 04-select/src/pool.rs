@@ -1,9 +1,9 @@
 //! The pool: up to `size` connections, created when needed, all waited on
-//! at once by one selector. The seed article's `Pool` package, in Rust.
+//! at once by one selector. The source article's `Pool` package, in Rust.
 //!
-//! The seed's methods, and where they went:
+//! The source article's methods, and where they went:
 //!
-//! | seed | here | what it does |
+//! | source article | here | what it does |
 //! | --- | --- | --- |
 //! | `async($req, $ok, $err)` | [`Pool::submit`] | find a slot, send the first line, remember the callback |
 //! | `_find()` | [`Pool::find_slot`] | a free slot, else a new one if under `size`, else wait |
@@ -51,7 +51,7 @@ use crate::slot::{Slot, SlotId, Turn};
 pub struct PoolConfig {
     /// The slow server.
     pub server: SocketAddr,
-    /// At most this many connections (the seed's `size`).
+    /// At most this many connections (the source article's `size`).
     pub size: usize,
     /// Single- or two-phase requests.
     pub phases: Phases,
@@ -75,7 +75,7 @@ pub struct FinishedItem {
 }
 
 /// The callback an item's completion is handed to: once, whether it
-/// succeeded or failed (the seed's `$on_success` and `$on_error` in one).
+/// succeeded or failed (the source article's `$on_success` and `$on_error` in one).
 pub type OnDone<'a> = Box<dyn FnOnce(FinishedItem) + 'a>;
 
 /// What a slot carries for each item: enough to call back.
@@ -224,7 +224,7 @@ impl<'a> Pool<'a> {
         self.settle(id, turn)
     }
 
-    /// The seed's `_find`: a free connection if there is one (it is already
+    /// The source article's `_find`: a free connection if there is one (it is already
     /// connected: cheapest), else an empty place if the pool is under its
     /// size (lazy creation), else wait for a connection to free up.
     pub fn find_slot(&mut self) -> io::Result<SlotId> {
@@ -316,7 +316,7 @@ impl<'a> Pool<'a> {
     }
     // ANCHOR_END: drain
 
-    /// The seed's `close`: finishes every item in flight ([`drain`](Self::drain)),
+    /// The source article's `close`: finishes every item in flight ([`drain`](Self::drain)),
     /// then closes every connection.
     pub fn close(&mut self) -> io::Result<()> {
         self.drain()?;

@@ -5,7 +5,7 @@
 //! real server or network lets a client down; its doc says which. The
 //! names follow the Rust pools a reader will meet next (r2d2, deadpool,
 //! bb8: `max_size`, `min_idle`, `idle_timeout`, `connection_timeout`) and
-//! AnyEvent::Task, the seed of the checkout model (`max_workers`,
+//! AnyEvent::Task, the source of the checkout model (`max_workers`,
 //! `min_workers`, `max_checkouts`, `timeout`, `dont_refork_after_error`).
 //!
 //! Not here: the mechanism that enforces them ([`crate::Pool`]).

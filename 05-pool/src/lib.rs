@@ -4,7 +4,7 @@
 //! everything else: a reply that never comes keeps its item in flight
 //! forever, a connection lives as long as the program, an item waits for a
 //! connection as long as it takes, and a server that is down fails every
-//! item that needed a new connection. The seed article ends with "what to
+//! item that needed a new connection. The source article ends with "what to
 //! add now?": a read timeout, an idle timeout, recycling after some
 //! thousands of uses. AnyEvent::Task, a production pool of the same shape,
 //! adds the rest: a FIFO queue of checkouts with its own timeout, exclusive

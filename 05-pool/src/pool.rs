@@ -41,7 +41,7 @@
 //!
 //! # Results, not callbacks
 //!
-//! Stage 4 calls a callback per item, as the seed does. A callback cannot
+//! Stage 4 calls a callback per item, as the source article does. A callback cannot
 //! borrow the pool that calls it, so it cannot make the next call on its
 //! checkout. Here [`Pool::turn`] hands finished calls back as
 //! [`FinishedCall`]s, and the caller, holding the pool again, decides what to

@@ -5,7 +5,7 @@
 //! the scheduler asks for the earliest one to know how long it may sleep in
 //! `poll`, and pops the due ones when it wakes. Most timeouts never fire: a
 //! reply arrives first and the timer must go. A plain binary heap can only
-//! remove its minimum, so cancelling would mean a linear search; the seed
+//! remove its minimum, so cancelling would mean a linear search; the source
 //! article's heap (`bheap.rb`) solves this by storing in each element its
 //! position in the array (`bheap_idx`), updated on every swap. We keep that
 //! idea: [`TimerId`] names a slot, and the slot remembers where its entry
@@ -16,7 +16,7 @@
 //! Removing entry *i* moves the last entry into the hole. That entry came
 //! from another branch of the tree, so it may be *larger* than the hole's
 //! children (it must go down) or *smaller* than the hole's parent (it must
-//! go up). The seed only sifts down; the property test in this file finds a
+//! go up). The source article only sifts down; the property test in this file finds a
 //! sequence where the minimum then hides below a larger parent, and the
 //! book's errata shows it.
 //!
@@ -235,7 +235,7 @@ mod tests {
 
     impl<T> TimerHeap<T> {
         // ANCHOR: seed_delete
-        /// The seed's `delete`, ported faithfully: fill the hole with the
+        /// The source article's `delete`, ported faithfully: fill the hole with the
         /// last entry, then only sift *down*.
         fn remove_sifting_down_only(&mut self, id: TimerId) -> Option<T> {
             let slot = self.slots.get(id.slot as usize)?;
@@ -273,7 +273,7 @@ mod tests {
         proptest::collection::vec(op, 0..60)
     }
 
-    /// Which removal a run uses: ours, or the seed's.
+    /// Which removal a run uses: ours, or the source article's.
     #[derive(Clone, Copy)]
     enum Removal {
         Ours,
@@ -329,7 +329,7 @@ mod tests {
         }
     }
 
-    /// The same property, run on the seed's removal, must fail; proptest
+    /// The same property, run on the source article's removal, must fail; proptest
     /// then shrinks the failing sequence to a minimal one, which the book
     /// prints. A fixed seed makes the search, and so the minimal case,
     /// the same on every run.
@@ -349,7 +349,7 @@ mod tests {
         );
         let result = runner.run(&ops(), |ops| agrees_with_model(&ops, Removal::Seed));
         let Err(TestError::Fail(_, minimal)) = result else {
-            panic!("the seed's delete passed the model test: {result:?}");
+            panic!("the source article's delete passed the model test: {result:?}");
         };
         // The book's errata quotes this case: if a proptest upgrade finds
         // another one, update the book with it.

@@ -1,7 +1,7 @@
 //! Waiting for sockets: [`Registered`] sockets, and
 //! [`Scheduler::io_wait`], which suspends a fiber until its socket is ready.
 //!
-//! The seed registers a socket with its selector on every `io_wait` and
+//! The source article registers a socket with its selector on every `io_wait` and
 //! deregisters it when the fiber resumes: two extra system calls per wait,
 //! and a second fiber waiting on the same socket (one to read, one to
 //! write) silently replaces the first in its table. Here a socket is
@@ -100,7 +100,7 @@ impl Scheduler {
 
     // ANCHOR: io_wait
     /// Suspends this fiber until `io` may be ready in `direction`, or
-    /// `timeout` passes (the seed's `io_wait`). Call it after the operation
+    /// `timeout` passes (the source article's `io_wait`). Call it after the operation
     /// returned `WouldBlock`; see the module docs.
     ///
     /// # Errors

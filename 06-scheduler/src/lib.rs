@@ -9,7 +9,7 @@
 //! `read` and resume when the reply comes. The request function is
 //! 01-sync's, unchanged; the stream under it is the only new thing.
 //!
-//! The seed is a Russian article that writes a Ruby fiber scheduler (the
+//! The source article is a Russian one that writes a Ruby fiber scheduler (the
 //! `Fiber::Scheduler` interface of Ruby 3): `io_wait`, `block`/`unblock`,
 //! `kernel_sleep`, timers on a binary heap, and a loop in `close`. Then a
 //! second article (Twisted) on the race that single-threaded asynchronous

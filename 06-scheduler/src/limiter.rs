@@ -1,7 +1,7 @@
 //! [`TaskLimiter`]: spawn fibers, at most N running at once. This is how
 //! `--conns` applies in this stage.
 //!
-//! The seed's limiter counts running fibers and, at the limit, waits on a
+//! The source article's limiter counts running fibers and, at the limit, waits on a
 //! `Notification` that each fiber's `ensure` block signals. Ours is a
 //! [`Semaphore`] of N permits: `spawn` takes a permit (waiting in line at
 //! the limit) and *moves it into the new fiber*, which gives it back when it

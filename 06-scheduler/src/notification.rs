@@ -1,7 +1,7 @@
 //! [`Notification`]: a fiber waits until another tells it something
 //! happened (a condition variable for fibers).
 //!
-//! The seed's `Notification` remembers the fiber that *created* it and
+//! The source article's `Notification` remembers the fiber that *created* it and
 //! wakes that one, with a flag so that a `notify` with nobody waiting is
 //! dropped. Used from any other fiber, it resumes the wrong one; two
 //! waiters and the first is forgotten. Here every waiter queues its
@@ -19,7 +19,7 @@
 //! while queue.is_empty() { not_empty.wait(); }
 //! ```
 //!
-//! (The seed's `TaskLimiter` checks with `if`; it gets away with it because
+//! (The source article's `TaskLimiter` checks with `if`; it gets away with it because
 //! only one fiber ever spawns through it.)
 //!
 //! Not here: handing something *to* the woken fiber (a semaphore's permit;

@@ -131,7 +131,7 @@ impl<W: Copy> Reactor<W> {
     }
 
     /// Registers `source` for both directions, once for its whole life:
-    /// the seed registers on every wait and deregisters on every wake-up,
+    /// the source article registers on every wait and deregisters on every wake-up,
     /// two system calls per wait.
     ///
     /// # Errors

@@ -32,7 +32,7 @@
 //!
 //! # The loop
 //!
-//! [`Scheduler::run`] is the seed's `close`: it loops until no fiber is
+//! [`Scheduler::run`] is the source article's `close`: it loops until no fiber is
 //! left. One turn of the loop:
 //!
 //! 1. take the unblocks sent from other threads ([`crate::Remote`]);
@@ -70,7 +70,7 @@
 //! None waits on a lock: the stage is the database's only writer, so
 //! SQLite's busy timeout (up to 10 s for another writer) never starts.
 //! Microseconds per item, against milliseconds of waiting on the server,
-//! is what this stage pays to keep the seed's shape, a fiber that records
+//! is what this stage pays to keep the source article's shape, a fiber that records
 //! its own result. A real program would not call a blocking library from a fiber:
 //! it would send the outcome over a channel to one writer thread (as
 //! bench's `threads` reference does), or hand a rare call to
@@ -250,7 +250,7 @@ impl Scheduler {
     }
     // ANCHOR_END: start
 
-    /// Runs fibers until none is left (the seed's `close`).
+    /// Runs fibers until none is left (the source article's `close`).
     ///
     /// # Errors
     ///

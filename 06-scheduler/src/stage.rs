@@ -144,7 +144,7 @@ struct Shared {
     connect_timeout: Duration,
     /// The test hook of [`Fibers::panic_when_recording`].
     panic_when_recording: Option<fn(&Item) -> bool>,
-    /// The one database connection (the seed's `openDB()`): fibers take
+    /// The one database connection (the source article's `openDB()`): fibers take
     /// turns, and a record never suspends, so a `RefCell` is enough. A
     /// record does block the thread, for microseconds: the one exception to
     /// the scheduler's invariant, stated (and argued) in `scheduler.rs`.

@@ -75,7 +75,7 @@ impl Scenario {
     }
 
     /// Opens a database connection for recording, wired to the progress
-    /// bar: the seed articles' `openDB()`.
+    /// bar: the source articles' `openDB()`.
     pub fn open_store(&self) -> Result<Store, StoreError> {
         Ok(Store::open(&self.db, self.epoch)?.with_progress(self.progress.clone()))
     }

@@ -1,6 +1,6 @@
 //! The results database: one row per item, recorded once.
 //!
-//! The seed articles store each outcome with `$db->storeResult(...)` and make
+//! The source articles store each outcome with `$db->storeResult(...)` and make
 //! a point of it: the database allows few connections, often one, and that
 //! limit is what pushes every stage after 02-fork into a single process.
 //! Here it is SQLite (rusqlite, bundled), so we can *count* the connections

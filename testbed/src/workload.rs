@@ -1,4 +1,4 @@
-//! The list of work: the seed article's `fetchList()`.
+//! The list of work: the source article's `fetchList()`.
 //!
 //! Items have ids `0..n` and payloads derived from the seed, so the same
 //! `--items` and `--seed` always mean the same work, and the report can

@@ -49,7 +49,7 @@ fn fifty_consecutive_runs_never_hang() {
 
 #[test]
 fn every_item_is_recorded_once_whatever_the_worker_count() {
-    // The seed's off-by-one (workers 1..=N over partitions 0..N) would lose
+    // The source article's off-by-one (workers 1..=N over partitions 0..N) would lose
     // all of partition 0 here, whatever N is.
     for conns in 1..=6 {
         let conns = conns.to_string();

@@ -14,7 +14,7 @@ proptest! {
 
         // Exactly once: hand every partition to its worker, 0..n, the way
         // the stage does, and count what the workers received.
-        // (Indexing by worker number is the point: the seed numbered its
+        // (Indexing by worker number is the point: the source article numbered its
         // workers 1..=n and so handed out partitions that do not exist.)
         let mut seen = vec![0u32; len];
         let handed_out = (0..n).map(|worker| &parts[worker]);

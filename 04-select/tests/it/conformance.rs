@@ -48,7 +48,7 @@ fn the_pool_opens_connections_lazily_and_never_more_than_its_size() {
 
 #[test]
 fn nak_and_ko_keep_the_connection() {
-    // The seed `die`s on NAK and KO, and its dispose then drops the slot:
+    // The source article `die`s on NAK and KO, and its dispose then drops the slot:
     // a reconnect per refusal. Here they are answers, and the connection
     // carries the next item.
     let settings = Settings {

@@ -1,5 +1,5 @@
 //! Replies that do not arrive one line per read: split into single bytes,
-//! or two in one segment. And the seed's bug, reproduced: a whole-line read
+//! or two in one segment. And the source article's bug, reproduced: a whole-line read
 //! after "readable" stalls the loop behind one slow reply.
 
 use std::net::TcpStream;
@@ -114,7 +114,7 @@ const SLOW_BYTE: Duration = Duration::from_millis(15);
 const FAST_DELAY: Duration = Duration::from_millis(20);
 
 // ANCHOR: seed_style
-/// **A deliberately naive reader, written the way the seed article does it,
+/// **A deliberately naive reader, written the way the source article does it,
 /// for this test only; it is not library code.** It asks the selector which
 /// connections are readable, then reads a *whole line* from each, with a
 /// blocking read, as Perl's `<$fh>` does. Returns when each connection's

@@ -1,7 +1,7 @@
 //! Deadlocks: noticing that the fibers left can never be woken, saying on
 //! what they wait, and unwinding them.
 //!
-//! The seed's loop carries on while any fiber waits; with no timer and no
+//! The source article's loop carries on while any fiber waits; with no timer and no
 //! socket it does not even sleep, so two fibers that each hold the lock the
 //! other wants make it spin at 100% of a core, forever. Ours asks, each
 //! time it is about to sleep with no timer, whether anything could still

@@ -2,7 +2,7 @@
 //! threads that could still send one.
 //!
 //! A scheduler and its fibers live on one thread, but the end of a wait may
-//! come from another (a blocking call run elsewhere, a worker). The seed's
+//! come from another (a blocking call run elsewhere, a worker). The source article's
 //! `unblock` takes a mutex, appends to a list and calls the selector's
 //! `wakeup`. Here the list is a crossbeam channel (already thread-safe) and
 //! the wake-up is a mio [`Waker`] (an `eventfd` that `epoll` watches):

@@ -89,7 +89,7 @@ pub(super) struct Wait {
 
 impl Scheduler {
     /// Goes to the back of the ready queue, letting every other ready fiber
-    /// run first (the seed's `yield`). The loop polls for I/O at least
+    /// run first (the source article's `yield`). The loop polls for I/O at least
     /// every `TURN_BUDGET` switches, so a fiber that computes for a long
     /// time and yields now and then does not starve the sockets.
     ///
@@ -106,7 +106,7 @@ impl Scheduler {
         self.inner.yielder.suspend();
     }
 
-    /// Suspends this fiber for `duration` (the seed's `kernel_sleep`); the
+    /// Suspends this fiber for `duration` (the source article's `kernel_sleep`); the
     /// others run meanwhile.
     ///
     /// # Panics
@@ -130,7 +130,7 @@ impl Scheduler {
 
     // ANCHOR: block
     /// Suspends this fiber until [`unblock`](Self::unblock) is called with
-    /// `ticket`, or `timeout` passes (the seed's `block`). `blocker` says
+    /// `ticket`, or `timeout` passes (the source article's `block`). `blocker` says
     /// what the fiber waits on, for deadlock reports ("mutex").
     ///
     /// # Panics
@@ -146,7 +146,7 @@ impl Scheduler {
         self.block_as(ticket, WaitOn::Block(blocker), timeout)
     }
 
-    /// Ends the wait `ticket` names, making its fiber ready (the seed's
+    /// Ends the wait `ticket` names, making its fiber ready (the source article's
     /// `unblock`). Returns false if that wait is already over (it timed
     /// out, was unblocked before, or its fiber is gone).
     ///
