@@ -58,10 +58,7 @@ impl Stage for Blocking {
             store.record(item.id, Lane(0), started, &outcome)?;
         }
         // ANCHOR_END: run
-        Ok(RunStats {
-            concurrency: 1,
-            ..RunStats::default()
-        })
+        Ok(RunStats::new(1))
     }
 }
 

@@ -110,7 +110,7 @@ impl Stage for Forked {
         // database connections that record nothing).
         let workers = scenario.conns.min(scenario.items.len());
         if workers == 0 {
-            return Ok(RunStats::default());
+            return Ok(RunStats::new(0));
         }
         match self.workers {
             Workers::Processes { crash } => processes::run(scenario, workers, crash),

@@ -112,13 +112,12 @@ pub fn run(
         exits.push(describe(status));
     }
     // ANCHOR_END: run
-    let mut stats = RunStats {
-        concurrency: workers,
-        notes: notes(scenario, &partitions, &unfinished)?,
-        ..RunStats::default()
-    };
-    stats.extra.insert("workers".into(), "processes".into());
-    stats.extra.insert("exit_status".into(), exits.into());
+    let mut stats = RunStats::new(workers);
+    for note in notes(scenario, &partitions, &unfinished)? {
+        stats.note(note);
+    }
+    stats.figure("workers", "processes");
+    stats.figure("exit_status", exits);
     Ok(stats)
 }
 

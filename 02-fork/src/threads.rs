@@ -65,11 +65,10 @@ pub fn run(scenario: &Scenario, workers: usize) -> Result<RunStats, StageError> 
             })
         })
         .collect();
-    let mut stats = RunStats {
-        concurrency: workers,
-        notes: notes(scenario, &partitions, &unfinished)?,
-        ..RunStats::default()
-    };
-    stats.extra.insert("workers".into(), "threads".into());
+    let mut stats = RunStats::new(workers);
+    for note in notes(scenario, &partitions, &unfinished)? {
+        stats.note(note);
+    }
+    stats.figure("workers", "threads");
     Ok(stats)
 }

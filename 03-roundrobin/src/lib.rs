@@ -92,22 +92,18 @@ impl Stage for RoundRobin {
         })?;
         // ANCHOR_END: run
 
-        let mut stats = RunStats {
-            concurrency: conns.min(scenario.items.len()),
-            ..RunStats::default()
-        };
-        let extra = &mut stats.extra;
-        extra.insert("loop".into(), dispatch.as_str().into());
-        extra.insert("drain".into(), self.drain.as_str().into());
-        extra.insert("chain".into(), self.chain.as_str().into());
-        extra.insert("connections_opened".into(), fleet.connects().into());
+        let mut stats = RunStats::new(conns.min(scenario.items.len()));
+        stats.figure("loop", dispatch.as_str());
+        stats.figure("drain", self.drain.as_str());
+        stats.figure("chain", self.chain.as_str());
+        stats.figure("connections_opened", fleet.connects());
         if let Some(model) = &self.model {
             // The model runs the same loop; it cannot fail where the run
             // did not (same loop, same replies), so an error is not expected.
             if let Ok(virtual_run) = model.predict(conns, &scenario.items, dispatch, self.drain) {
                 let secs = |d: std::time::Duration| (d.as_secs_f64() * 1e3).round() / 1e3;
-                extra.insert("model_elapsed_s".into(), secs(virtual_run.clock()).into());
-                extra.insert("model_stalled_s".into(), secs(virtual_run.stalled()).into());
+                stats.figure("model_elapsed_s", secs(virtual_run.clock()));
+                stats.figure("model_stalled_s", secs(virtual_run.stalled()));
             }
         }
         Ok(stats)

@@ -52,7 +52,6 @@ pub mod slot;
 mod sys;
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
 use testbed::store::{Lane, StoreError};
@@ -140,44 +139,37 @@ pub fn stage_error(error: std::io::Error, backend: Backend) -> StageError {
 /// The pool's counters, for the report.
 fn run_stats(pool: &Pool<'_>, scenario: &Scenario) -> RunStats {
     let stats = pool.stats();
-    let mut extra = BTreeMap::new();
-    extra.insert("backend".to_owned(), pool.backend().as_str().into());
-    extra.insert(
-        "pool".to_owned(),
+    let mut run = RunStats::new(scenario.conns);
+    run.figure("backend", pool.backend().as_str());
+    run.figure(
+        "pool",
         format!(
             "{} connections opened, {} broke",
             stats.connections_opened, stats.connections_broken
-        )
-        .into(),
+        ),
     );
     let per_wait = if stats.waits > 0 {
         stats.events as f64 / stats.waits as f64
     } else {
         0.0
     };
-    extra.insert(
-        "waits".to_owned(),
+    run.figure(
+        "waits",
         format!(
             "{} waits, {per_wait:.1} ready connections per wait",
             stats.waits
-        )
-        .into(),
+        ),
     );
-    let run = scenario.epoch.elapsed().as_secs_f64();
-    if run > 0.0 {
-        let asleep = 100.0 * stats.waiting.as_secs_f64() / run;
-        extra.insert(
-            "loop".to_owned(),
+    let elapsed = scenario.epoch.elapsed().as_secs_f64();
+    if elapsed > 0.0 {
+        let asleep = 100.0 * stats.waiting.as_secs_f64() / elapsed;
+        run.figure(
+            "loop",
             format!(
                 "asleep in wait {asleep:.0}% of the run, working {:.0}%",
                 100.0 - asleep
-            )
-            .into(),
+            ),
         );
     }
-    RunStats {
-        concurrency: scenario.conns,
-        notes: Vec::new(),
-        extra,
-    }
+    run
 }

@@ -48,8 +48,6 @@ mod pool;
 pub mod stats;
 mod timers;
 
-use std::collections::BTreeMap;
-
 use select::stage_error;
 use testbed::duration::format_duration;
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
@@ -158,12 +156,12 @@ fn run_stats(pool: &Pool, scenario: &Scenario) -> RunStats {
     let stats = pool.stats();
     let knobs = pool.config().knobs;
     let off = |d: Option<std::time::Duration>| d.map_or("off".to_owned(), format_duration);
-    let mut extra = BTreeMap::new();
-    extra.insert("backend".to_owned(), pool.backend().as_str().into());
-    extra.insert("pool".to_owned(), stats.connections_line().into());
-    extra.insert("queue".to_owned(), stats.queue_line().into());
-    extra.insert(
-        "knobs".to_owned(),
+    let mut run = RunStats::new(scenario.conns);
+    run.figure("backend", pool.backend().as_str());
+    run.figure("pool", stats.connections_line());
+    run.figure("queue", stats.queue_line());
+    run.figure(
+        "knobs",
         format!(
             "read timeout {}, idle timeout {}, max uses {}, min idle {}, checkout timeout {}{}",
             off(pool.config().read_timeout),
@@ -176,30 +174,21 @@ fn run_stats(pool: &Pool, scenario: &Scenario) -> RunStats {
             } else {
                 ""
             }
-        )
-        .into(),
+        ),
     );
-    extra.insert(
-        "loop".to_owned(),
-        stats.loop_line(scenario.epoch.elapsed()).into(),
-    );
-    let mut notes = Vec::new();
+    run.figure("loop", stats.loop_line(scenario.epoch.elapsed()));
     if stats.gave_up > 0 {
-        notes.push(format!(
+        run.note(format!(
             "{} checkouts got no connection within the checkout timeout: the pool was too small \
              for the load, or the server could not be reached",
             stats.gave_up
         ));
     }
     if stats.connect_failures > 0 {
-        notes.push(format!(
+        run.note(format!(
             "{} connects failed; the pool backed off and tried again",
             stats.connect_failures
         ));
     }
-    RunStats {
-        concurrency: scenario.conns,
-        notes,
-        extra,
-    }
+    run
 }

@@ -282,27 +282,20 @@ impl Shared {
 /// scheduler's counters, and the process's peak memory.
 fn run_stats(conns: usize, summary: &Summary) -> RunStats {
     let stats = &summary.stats;
-    let mut run = RunStats {
-        concurrency: conns,
-        ..RunStats::default()
-    };
-    let mut put = |key: &str, value: serde_json::Value| {
-        run.extra.insert(key.to_owned(), value);
-    };
-    put("fibers_spawned", stats.spawned.into());
-    put("peak_fibers", stats.peak_live.into());
-    put("switches", stats.switches.into());
-    put("polls", stats.polls.into());
-    put("timers_fired", stats.timers_fired.into());
-    put("stacks_created", stats.stacks_created.into());
-    put("stack_kib", (stats.stack_size / 1024).into());
-    put("fiber_panics", summary.panics.len().into());
+    let mut run = RunStats::new(conns);
+    run.figure("fibers_spawned", stats.spawned);
+    run.figure("peak_fibers", stats.peak_live);
+    run.figure("switches", stats.switches);
+    run.figure("polls", stats.polls);
+    run.figure("timers_fired", stats.timers_fired);
+    run.figure("stacks_created", stats.stacks_created);
+    run.figure("stack_kib", stats.stack_size / 1024);
+    run.figure("fiber_panics", summary.panics.len());
     if let Some(mib) = peak_rss_mib() {
-        put("peak_rss_mib", mib.into());
+        run.figure("peak_rss_mib", mib);
     }
     for panic in summary.panics.iter().take(PANICS_LISTED) {
-        run.notes
-            .push(format!("{} panicked: {}", panic.fiber, panic.message));
+        run.note(format!("{} panicked: {}", panic.fiber, panic.message));
     }
     run
 }

@@ -142,10 +142,7 @@ impl Stage for Tasks {
             // ANCHOR_END: spawn
             Ok::<(), StageError>(())
         })?;
-        Ok(RunStats {
-            concurrency: conns,
-            ..RunStats::default()
-        })
+        Ok(RunStats::new(conns))
     }
 }
 

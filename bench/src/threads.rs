@@ -90,10 +90,7 @@ impl Stage for Threads {
             Ok(())
         })?;
         // ANCHOR_END: scope
-        Ok(RunStats {
-            concurrency: conns,
-            ..RunStats::default()
-        })
+        Ok(RunStats::new(conns))
     }
 }
 

@@ -209,7 +209,7 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         .unwrap_or_else(|| settings.latency.mean());
     let facts = RunFacts {
         stage: stage.name(),
-        concurrency: stats.concurrency,
+        concurrency: stats.concurrency(),
         phases: settings.phases,
         elapsed,
         mean_service,
@@ -220,8 +220,12 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         server_peak_conns: server_stats.as_ref().map(|s| s.peak_conns),
         server_accepted: server_stats.as_ref().map(|s| s.accepted),
         db_connections: reader.db_connections()?,
-        notes: stats.notes,
-        stage_stats: stats.extra,
+        notes: stats.notes().to_vec(),
+        stage_stats: stats
+            .figures()
+            .iter()
+            .map(|(key, value)| ((*key).to_owned(), value.clone()))
+            .collect(),
     };
     let report = Report::build(&scenario.items, &rows, facts);
     Ok(Execution { report, rows })

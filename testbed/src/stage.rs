@@ -81,18 +81,66 @@ impl Scenario {
     }
 }
 
-/// What a stage reports besides the database.
+/// What a stage reports besides the database: its real concurrency, notes
+/// for the reader, and figures of its own.
+///
+/// Built with [`RunStats::new`] and the two adders, so that a new kind of
+/// fact does not break every stage:
+///
+/// ```
+/// use testbed::stage::RunStats;
+///
+/// let mut stats = RunStats::new(20);
+/// stats.figure("backend", "epoll");
+/// stats.figure("waits", 118);
+/// stats.note("3 connections broke and were reopened");
+/// assert_eq!(stats.concurrency(), 20);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct RunStats {
-    /// How many requests could really be in flight at once (01-sync: 1).
-    /// The report's Little's-law ideal uses it.
-    pub concurrency: usize,
-    /// Things a reader of the report should know: a worker that died, a
-    /// connection that was recreated...
-    pub notes: Vec<String>,
-    /// Stage-specific figures (pool statistics, backend name...), shown in
-    /// the report and in its JSON under `stage_stats`.
-    pub extra: BTreeMap<String, serde_json::Value>,
+    concurrency: usize,
+    notes: Vec<String>,
+    figures: BTreeMap<&'static str, serde_json::Value>,
+}
+
+impl RunStats {
+    /// The stats of a run that could have `concurrency` requests in flight
+    /// at once (01-sync: 1); the report's Little's-law ideal uses it.
+    pub fn new(concurrency: usize) -> RunStats {
+        RunStats {
+            concurrency,
+            ..RunStats::default()
+        }
+    }
+
+    /// Adds a note a reader of the report should see: a worker that died,
+    /// checkouts that gave up...
+    pub fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
+    /// Sets one of the stage's own figures (backend name, pool counters...),
+    /// shown in the report and in its JSON under `stage_stats.KEY`. Keys
+    /// are names in code, never made at run time, so the JSON's keys are
+    /// the same from run to run.
+    pub fn figure(&mut self, key: &'static str, value: impl Into<serde_json::Value>) {
+        self.figures.insert(key, value.into());
+    }
+
+    /// How many requests could really be in flight at once.
+    pub fn concurrency(&self) -> usize {
+        self.concurrency
+    }
+
+    /// The notes, in the order they were added.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The stage's figures, by key.
+    pub fn figures(&self) -> &BTreeMap<&'static str, serde_json::Value> {
+        &self.figures
+    }
 }
 
 /// Why a run could not finish.

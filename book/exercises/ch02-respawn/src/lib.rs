@@ -62,11 +62,11 @@ impl Stage for Respawning {
             let pid = spawn_worker(scenario, worker, &items, crash_after)?;
             children.push_back((Child { worker, pid }, items));
         }
-        Ok(RunStats {
-            concurrency: workers,
-            notes: supervise(scenario, children, self.max_respawns)?,
-            ..RunStats::default()
-        })
+        let mut stats = RunStats::new(workers);
+        for note in supervise(scenario, children, self.max_respawns)? {
+            stats.note(note);
+        }
+        Ok(stats)
     }
 }
 
