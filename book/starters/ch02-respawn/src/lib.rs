@@ -58,7 +58,7 @@ impl Stage for Respawning {
         let partitions = partition(scenario.items.iter(), workers.max(1));
         let mut children = VecDeque::new();
         for (k, items) in partitions.into_iter().enumerate() {
-            let worker = WorkerId(k as u32);
+            let worker = WorkerId::new(k);
             let crash_after = CrashPlan::for_worker(self.crash, worker);
             let pid = spawn_worker(scenario, worker, &items, crash_after)?;
             children.push_back((Child { worker, pid }, items));
