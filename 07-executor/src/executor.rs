@@ -315,6 +315,9 @@ impl Shared {
         for waker in woken.drain(..) {
             waker.wake();
         }
+        if self.timers.borrow().is_empty() {
+            return Ok(());
+        }
         let now = Instant::now();
         loop {
             // One at a time, so no borrow of the heap is held by a wake.

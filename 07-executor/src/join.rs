@@ -71,6 +71,18 @@ impl<T> JoinState<T> {
     }
 }
 
+/// What the loop can do to a task's `JoinHandle` without knowing the
+/// type of its output: end it with an error.
+pub(crate) trait Fail {
+    fn fail(&self, error: JoinError);
+}
+
+impl<T> Fail for JoinState<T> {
+    fn fail(&self, error: JoinError) {
+        self.finish(Err(error));
+    }
+}
+
 /// A future of a task's output. Dropping it detaches the task.
 pub struct JoinHandle<T> {
     id: TaskId,

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use crate::executor::{Handle, Shared};
-use crate::join::{JoinError, JoinHandle, JoinState, TaskPanic};
+use crate::join::{Fail, JoinError, JoinHandle, JoinState, TaskPanic};
 use crate::waker::{TaskId, TaskWaker};
 
 /// A spawned future and what the loop needs to poll it.
@@ -33,13 +33,15 @@ pub(crate) struct Task {
     /// Made once, cloned for each poll.
     waker: Waker,
     /// Ends the task's `JoinHandle` with an error, if it never finishes.
-    fail: Option<Box<dyn FnOnce(JoinError)>>,
+    /// Its `JoinHandle`'s state, without the output type: for ending it
+    /// with an error. `None` once the task has finished.
+    join: Option<Rc<dyn Fail>>,
 }
 
 impl Drop for Task {
     fn drop(&mut self) {
-        if let Some(fail) = self.fail.take() {
-            fail(JoinError::Cancelled);
+        if let Some(join) = self.join.take() {
+            join.fail(JoinError::Cancelled);
         }
     }
 }
@@ -59,7 +61,6 @@ impl Handle {
         shared.next_id.set(id.0 + 1);
         let state = Rc::new(JoinState::new());
         let done = state.clone();
-        let failed = state.clone();
         let arc = TaskWaker::new(id, shared.wakeups.clone());
         let task = Task {
             future: Some(Box::pin(async move {
@@ -68,7 +69,7 @@ impl Handle {
             })),
             waker: Waker::from(arc.clone()),
             arc,
-            fail: Some(Box::new(move |error| failed.finish(Err(error)))),
+            join: Some(state.clone()),
         };
         task.waker.wake_by_ref();
         let live = {
@@ -119,7 +120,7 @@ impl Shared {
                 let task = self.tasks.borrow_mut().remove(&id);
                 if let Some(mut task) = task {
                     // Finished: its JoinHandle already has the output.
-                    task.fail = None;
+                    task.join = None;
                 }
             }
             Err(payload) => self.task_panicked(id, payload.as_ref(), future),
@@ -171,8 +172,8 @@ impl Shared {
         // allowed to take the loop down with it.
         let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
         let task = self.tasks.borrow_mut().remove(&id);
-        if let Some(fail) = task.and_then(|mut task| task.fail.take()) {
-            fail(JoinError::Panicked(panic.clone()));
+        if let Some(join) = task.and_then(|mut task| task.join.take()) {
+            join.fail(JoinError::Panicked(panic.clone()));
         }
         self.panics.borrow_mut().push(panic);
         self.update_stats(|s| s.panics += 1);
