@@ -23,7 +23,8 @@ use std::task::Poll;
 pub async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
     let mut a = pin!(a);
     let mut b = pin!(b);
-    let (mut a_output, mut b_output) = (None, None);
+    let mut a_output: Option<A::Output> = None;
+    let mut b_output: Option<B::Output> = None;
     poll_fn(|cx| {
         // TODO: poll each future that has no output yet and keep its output; ready when both have one
         todo!("poll each future that has no output yet and keep its output; ready when both have one")
