@@ -37,8 +37,9 @@
 //! [`Executor::panics`]) and the others go on. A panic of the root future
 //! is the caller's own, and goes on up through `block_on`.
 //!
-//! Not here: a task and one poll of it (`task.rs`), the wakers (`waker.rs`), the sockets (`reactor.rs`), the
-//! check for a stuck run (`stuck.rs`), the timer futures (`time.rs`).
+//! Not here: a task and one poll of it (`task.rs`), the wakers
+//! (`waker.rs`), the sockets (`reactor.rs`), the check for a stuck run
+//! (`stuck.rs`), the timer futures (`time.rs`).
 
 use std::cell::{Cell, RefCell, RefMut};
 use std::collections::HashMap;
