@@ -106,5 +106,8 @@ pub use scheduler::{
 };
 pub use semaphore::{Permit, Semaphore};
 pub use stacks::DEFAULT_STACK_SIZE;
+// The timer heap is the scheduler's, but stage 7's executor keeps its
+// deadlines in it too: one heap for fibers and futures.
+pub use heap::{TimerHeap, TimerId};
 pub use stage::Fibers;
 pub use stream::FiberTcpStream;

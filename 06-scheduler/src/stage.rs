@@ -24,6 +24,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use testbed::conn::Conn;
+use testbed::machine::peak_rss_mib;
 use testbed::outcome::{Failure, Outcome};
 use testbed::protocol::Phases;
 use testbed::stage::{RunStats, Scenario, Stage, StageError};
@@ -298,12 +299,4 @@ fn run_stats(conns: usize, summary: &Summary) -> RunStats {
         run.note(format!("{} panicked: {}", panic.fiber, panic.message));
     }
     run
-}
-
-/// The process's peak resident memory (`VmHWM`), in MiB, where Linux tells.
-fn peak_rss_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024)
 }

@@ -47,7 +47,7 @@ use Group::{LatencyBound, Overhead, Scale, Uneven};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
-    /// One of the stages 01 to 06.
+    /// One of the stages 01 to 07.
     Rung,
     /// What a user would pick instead (threads, tokio).
     Reference,
@@ -167,6 +167,9 @@ pub const CONTENDERS: &[Contender] = &[
         &[LatencyBound, Uneven, Overhead, Scale],
         || Box::new(scheduler::Fibers::default()),
     ),
+    Contender::rung("executor", &[LatencyBound, Uneven, Overhead, Scale], || {
+        Box::new(executor::Futures::default())
+    }),
     Contender::reference("threads", &[LatencyBound, Uneven, Overhead, Scale], || {
         Box::new(Threads)
     }),

@@ -6,6 +6,9 @@
 //! virtual machine part of the answer is *steal*: time the hypervisor gave
 //! "our" cores to another guest, which no process here can see otherwise.
 //!
+//! Also this process's peak memory ([`peak_rss_mib`]), which stages 6 and 7
+//! report to compare a fiber's stack with a future's state.
+//!
 //! Not here: one process's CPU time (`getrusage`, in the bench's `cpu`).
 
 /// The whole machine's CPU time so far, all cores, as the first line of
@@ -58,6 +61,15 @@ impl MachineTicks {
         let steal = self.steal.checked_sub(earlier.steal)?;
         (total > 0).then(|| steal as f64 / total as f64)
     }
+}
+
+/// This process's peak resident memory (`VmHWM` in `/proc/self/status`), in
+/// MiB; `None` where Linux does not tell.
+pub fn peak_rss_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
 }
 
 #[cfg(test)]

@@ -1,0 +1,366 @@
+//! The executor: tasks, the ready queue, and the loop that polls them.
+//!
+//! A task is a future the executor owns, boxed, with a number and a waker.
+//! The loop polls a task only when it has been woken: spawning wakes it
+//! once, and after that only its waker can, from the reactor (a socket is
+//! ready), the timer heap (a deadline passed), one of this crate's
+//! primitives (a permit was released, a task finished) or another thread.
+//!
+//! # The loop
+//!
+//! [`Executor::block_on`] polls its own future (the "root") like a task
+//! and turns the loop until that future is ready. One turn:
+//!
+//! 1. take every task woken so far, and poll each once, in the order they
+//!    were woken; then the ones woken meanwhile (a task that finished woke
+//!    the one waiting for its permit), and so on until none is queued, but
+//!    for no more than `TURN_BUDGET` polls, so tasks that keep waking each
+//!    other cannot starve the sockets;
+//! 2. work out how long to sleep: not at all if a task is queued, until
+//!    the earliest timer if there is one, else until an event;
+//! 3. if nothing at all could wake a task (no socket wait, no timer, no
+//!    waker held by anyone else), stop: the run is stuck (`stuck.rs`);
+//! 4. sleep in `epoll_wait` (the reactor), then wake the tasks whose
+//!    sockets are ready and the ones whose timers are due.
+//!
+//! # Architecture invariant
+//!
+//! The loop sleeps in exactly one place, the reactor's `epoll_wait`, and
+//! a task must never block the thread: a future that calls
+//! `std::thread::sleep` or a blocking `read` stops every task. The awaitable
+//! versions are [`Handle::sleep`] and [`crate::AsyncConn`].
+//!
+//! # Panics
+//!
+//! A task's poll runs inside `catch_unwind`: a panic ends that task (its
+//! [`JoinHandle`] returns [`JoinError::Panicked`], the executor lists it in
+//! [`Executor::panics`]) and the others go on. A panic of the root future
+//! is the caller's own, and goes on up through `block_on`.
+//!
+//! Not here: a task and one poll of it (`task.rs`), the wakers
+//! (`waker.rs`), the sockets (`reactor.rs`), the check for a stuck run
+//! (`stuck.rs`), the timer futures (`time.rs`).
+
+use std::cell::{Cell, RefCell, RefMut};
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Poll, Waker};
+use std::time::{Duration, Instant};
+
+use scheduler::TimerHeap;
+
+use crate::join::{JoinHandle, TaskPanic};
+use crate::notify;
+use crate::reactor::Reactor;
+use crate::stuck::{Holds, Stuck};
+use crate::task::Task;
+use crate::waker::{TaskId, TaskWaker, Wakeups};
+
+/// How many polls one turn may make before the loop looks at the sockets
+/// and timers again, however many tasks are still queued: tasks that keep
+/// waking each other must not keep the loop from the sockets forever.
+/// Large enough that a burst of replies on hundreds of connections, and the
+/// tasks they wake in turn, are served in one turn (stage 6's figure).
+const TURN_BUDGET: usize = 1024;
+
+/// Counters of an executor, for the report and the curious.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Tasks spawned.
+    pub spawned: u64,
+    /// The most tasks alive at once (the root not counted).
+    pub peak_tasks: usize,
+    /// Polls of a task or of the root future.
+    pub polls: u64,
+    /// Polls that found nothing to do: the task had been woken, but no
+    /// byte moved, no timer fired, no permit or result came (a readiness
+    /// hint that was not).
+    pub idle_polls: u64,
+    /// Calls to `wake`, from any thread.
+    pub wakes: u64,
+    /// Wakes of a task that was already queued: one poll served them.
+    pub wakes_coalesced: u64,
+    /// Wakes that found the loop asleep and interrupted its `epoll_wait`
+    /// through the self-pipe (they came from another thread).
+    pub interrupts: u64,
+    /// Calls to `epoll_wait`.
+    pub waits: u64,
+    /// Timers that fired.
+    pub timers_fired: u64,
+    /// Tasks that panicked.
+    pub panics: u64,
+}
+
+/// Why [`Executor::block_on`] returned without its future's output.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Tasks wait and nothing can ever wake them.
+    #[error("{0}")]
+    Stuck(Stuck),
+    /// `epoll_wait` failed.
+    #[error("epoll_wait failed: {0}")]
+    Io(#[from] io::Error),
+    /// `block_on` was called while this executor was already running, from
+    /// inside one of its tasks: the outer loop could never run again.
+    #[error("block_on called from inside a task of the same executor")]
+    Nested,
+}
+
+/// A one-thread executor. Not `Send`: it and its tasks live on the thread
+/// that made it. Futures reach it through a [`Handle`].
+///
+/// Dropping the executor drops every task still in it (their destructors
+/// run: that is cancellation), and a [`JoinHandle`] of one of them then
+/// returns [`JoinError::Cancelled`].
+pub struct Executor {
+    handle: Handle,
+}
+
+/// A cheap, clonable handle to an executor: what futures keep to spawn,
+/// sleep, and register sockets. `Rc` inside, so it stays on the thread.
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) shared: Rc<Shared>,
+}
+
+/// Everything an executor's handles share.
+pub(crate) struct Shared {
+    pub(crate) reactor: RefCell<Reactor>,
+    pub(crate) timers: RefCell<TimerHeap<Waker>>,
+    pub(crate) tasks: RefCell<HashMap<TaskId, Task>>,
+    pub(crate) wakeups: Arc<Wakeups>,
+    pub(crate) next_id: Cell<u64>,
+    pub(crate) stats: Cell<Stats>,
+    pub(crate) panics: RefCell<Vec<TaskPanic>>,
+    /// Wakers this crate's primitives hold, per task (`stuck.rs`).
+    pub(crate) holds: RefCell<Holds>,
+    /// The task being polled, and the waker it was polled with.
+    pub(crate) polling: RefCell<Option<(TaskId, Waker)>>,
+    /// Set by anything that makes progress during a poll.
+    pub(crate) progress: Cell<bool>,
+    /// `block_on` is on the stack.
+    running: Cell<bool>,
+}
+
+impl Executor {
+    /// An executor with its own epoll instance and self-pipe.
+    ///
+    /// # Errors
+    ///
+    /// The kernel refused the epoll instance or the socket pair.
+    pub fn new() -> io::Result<Executor> {
+        let (notifier, notify_reader) = notify::pair()?;
+        let shared = Shared {
+            reactor: RefCell::new(Reactor::new(notify_reader)?),
+            timers: RefCell::new(TimerHeap::new()),
+            tasks: RefCell::new(HashMap::new()),
+            wakeups: Arc::new(Wakeups::new(notifier)),
+            next_id: Cell::new(TaskId::ROOT.0 + 1),
+            stats: Cell::new(Stats::default()),
+            panics: RefCell::new(Vec::new()),
+            holds: RefCell::new(Holds::default()),
+            polling: RefCell::new(None),
+            progress: Cell::new(false),
+            running: Cell::new(false),
+        };
+        Ok(Executor {
+            handle: Handle {
+                shared: Rc::new(shared),
+            },
+        })
+    }
+
+    /// A handle for futures to keep.
+    pub fn handle(&self) -> Handle {
+        self.handle.clone()
+    }
+
+    /// Spawns a task: [`Handle::spawn`].
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> Stats {
+        let shared = &self.handle.shared;
+        let mut stats = shared.stats.get();
+        stats.wakes = shared
+            .wakeups
+            .wakes
+            .load(std::sync::atomic::Ordering::Relaxed);
+        stats.wakes_coalesced = shared
+            .wakeups
+            .coalesced
+            .load(std::sync::atomic::Ordering::Relaxed);
+        stats.interrupts = shared
+            .wakeups
+            .interrupts
+            .load(std::sync::atomic::Ordering::Relaxed);
+        stats.waits = shared.reactor.borrow().waits;
+        stats
+    }
+
+    /// Every task that panicked so far, in order.
+    pub fn panics(&self) -> Vec<TaskPanic> {
+        self.handle.shared.panics.borrow().clone()
+    }
+
+    /// Tasks spawned and not finished.
+    pub fn live_tasks(&self) -> usize {
+        self.handle.shared.tasks.borrow().len()
+    }
+
+    // ANCHOR: block_on
+    /// Runs the loop until `future` is ready, polling it and every task
+    /// that is woken meanwhile; returns its output. Tasks still pending
+    /// then stay in the executor, for the next `block_on` (or its drop).
+    ///
+    /// # Errors
+    ///
+    /// - [`RunError::Stuck`] when tasks wait and nothing can wake them
+    ///   (the tasks stay in the executor, and are dropped with it);
+    /// - [`RunError::Io`] when `epoll_wait` fails;
+    /// - [`RunError::Nested`] from inside a task of this executor.
+    pub fn block_on<F: Future>(&self, future: F) -> Result<F::Output, RunError> {
+        let shared = &*self.handle.shared;
+        if shared.running.replace(true) {
+            return Err(RunError::Nested);
+        }
+        // Cleared however this returns, a panic of the root included.
+        let _running = Running(&shared.running);
+        let mut future = pin!(future);
+        let root = TaskWaker::new(TaskId::ROOT, shared.wakeups.clone());
+        let root_waker = Waker::from(root.clone());
+        root_waker.wake_by_ref();
+        let (mut ready, mut woken) = (Vec::new(), Vec::new());
+        loop {
+            let mut polls = 0;
+            while polls < TURN_BUDGET {
+                shared.wakeups.take(&mut ready);
+                if ready.is_empty() {
+                    break;
+                }
+                polls += ready.len();
+                let mut output = None;
+                for &id in &ready {
+                    if id != TaskId::ROOT {
+                        shared.poll_task(id);
+                        continue;
+                    }
+                    root.unschedule();
+                    if let Poll::Ready(value) = shared.poll_root(future.as_mut(), &root_waker) {
+                        output = Some(value);
+                    }
+                }
+                // Only now, with the whole batch polled: the tasks after the
+                // root in it were taken from the queue, and must not be lost.
+                if let Some(output) = output {
+                    return Ok(output);
+                }
+            }
+            shared.turn(&root, &mut woken)?;
+        }
+    }
+    // ANCHOR_END: block_on
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        // The tasks' futures hold handles, and the handles hold the tasks:
+        // break the cycle. Take them out first, since dropping a future may
+        // use the executor (a socket deregisters, a permit wakes a waiter).
+        loop {
+            let tasks = std::mem::take(&mut *self.handle.shared.tasks.borrow_mut());
+            if tasks.is_empty() {
+                return;
+            }
+            drop(tasks);
+        }
+    }
+}
+
+/// Clears the running flag when `block_on` returns or unwinds.
+struct Running<'a>(&'a Cell<bool>);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
+
+impl Handle {
+    /// Tells the loop that the current poll did something (for
+    /// [`Stats::idle_polls`]).
+    pub(crate) fn progress(&self) {
+        self.shared.progress.set(true);
+    }
+
+    /// The reactor, for a socket's registration and parks.
+    pub(crate) fn reactor(&self) -> RefMut<'_, Reactor> {
+        self.shared.reactor.borrow_mut()
+    }
+}
+
+impl Shared {
+    // ANCHOR: turn
+    /// Steps 2 to 4 of a turn: sleep as long as nothing needs doing, then
+    /// wake whoever the sockets and timers say.
+    fn turn(&self, root: &Arc<TaskWaker>, woken: &mut Vec<Waker>) -> Result<(), RunError> {
+        let next_timer = self.timers.borrow().peek_deadline();
+        if next_timer.is_none() && self.reactor.borrow().parked() == 0 {
+            // No timer, no socket wait: only a waker held elsewhere can
+            // still wake a task. If there is none, waiting is forever.
+            if let Some(stuck) = self.stuck(root) {
+                return Err(RunError::Stuck(stuck));
+            }
+        }
+        let timeout = if self.wakeups.prepare_to_sleep() {
+            next_timer.map(|deadline| deadline.saturating_duration_since(Instant::now()))
+        } else {
+            Some(Duration::ZERO)
+        };
+        let waited = self.reactor.borrow_mut().wait(timeout, woken);
+        self.wakeups.awake();
+        waited?;
+        for waker in woken.drain(..) {
+            waker.wake();
+        }
+        if self.timers.borrow().is_empty() {
+            return Ok(());
+        }
+        let now = Instant::now();
+        loop {
+            // One at a time, so no borrow of the heap is held by a wake.
+            let due = self.timers.borrow_mut().pop_due(now);
+            let Some(waker) = due else { break };
+            self.update_stats(|s| s.timers_fired += 1);
+            waker.wake();
+        }
+        Ok(())
+    }
+    // ANCHOR_END: turn
+
+    /// The stuck check (`stuck.rs`) over the tasks and the root.
+    fn stuck(&self, root: &Arc<TaskWaker>) -> Option<Stuck> {
+        let tasks = self.tasks.borrow();
+        let waiting = std::iter::once((TaskId::ROOT, root))
+            .chain(tasks.iter().map(|(&id, task)| (id, &task.arc)));
+        let stuck = self.holds.borrow().stuck(waiting)?;
+        // A wake that came from another thread just now: not stuck.
+        (!self.wakeups.any_ready()).then_some(stuck)
+    }
+
+    pub(crate) fn update_stats(&self, change: impl FnOnce(&mut Stats)) {
+        let mut stats = self.stats.get();
+        change(&mut stats);
+        self.stats.set(stats);
+    }
+}

@@ -1,0 +1,72 @@
+//! Stage 7: futures. Chapter 1's request as an `async fn`, on an executor
+//! built from the standard library.
+//!
+//! Stage 6 ran the blocking request unchanged by giving each request a
+//! stack of its own. Rust's own answer is the other one: the compiler turns
+//! an `async fn` into a state machine (a *future*), and an *executor*
+//! polls it; when the future cannot go on, it returns `Pending`, after
+//! giving a *waker* to whatever it waits for, and a *reactor* calls that
+//! waker when the socket is ready. Nothing here comes from the `futures`
+//! crate or tokio: the executor, the reactor, the timers and the
+//! primitives are this crate, on the standard library's `Future`, `Waker`
+//! and `Wake`, stage 4's selector and stage 6's timer heap.
+//!
+//! # Layout
+//!
+//! Read in this order:
+//!
+//! - `waker.rs`: wakers from `std::task::Wake`, the ready queue they
+//!   push to, and why they must be `Send + Sync`;
+//! - `notify.rs`: the self-pipe that lets another thread interrupt the
+//!   loop's `epoll_wait`;
+//! - `reactor.rs`: stage 4's [`Selector`](select::Selector) (epoll) with one
+//!   waker per socket and direction;
+//! - [`Executor`] (`executor.rs`): the loop and `block_on`; `task.rs`:
+//!   spawn and one poll of a task; then `join.rs` ([`JoinHandle`]) and `stuck.rs` (when nothing can wake the
+//!   tasks left: [`Stuck`]);
+//! - `time.rs`: [`Sleep`] and [`Handle::timeout`], on stage 6's timer heap;
+//! - [`Semaphore`] (`semaphore.rs`): FIFO, for `--conns`;
+//! - [`AsyncConn`] (`conn.rs`): a connection whose `send` and `recv` are
+//!   futures, and the [`InFlight`] guard that poisons it when a request is
+//!   dropped half-way;
+//! - `request.rs`: [`request`], 01-sync's request with `.await`s;
+//! - `stage.rs`: [`Futures`], the stage.
+//!
+//! # Implementation
+//!
+//! No globals and no `unsafe`. Futures reach their executor through a
+//! [`Handle`] they are given (a `Rc`, so it stays on its thread), the way
+//! stage 6's fibers hold a `Scheduler`; tokio and async-io find theirs in
+//! a thread-local or a static instead. The one part built for threads is
+//! what a `Waker` holds: a task number and an `Arc` of the ready queue,
+//! because a waker may be sent anywhere (`waker.rs` explains).
+//!
+//! Tasks hold handles and the executor holds the tasks, so the two keep
+//! each other alive; dropping the [`Executor`] drops every task left in it
+//! (their destructors run, which is how a task is cancelled) and breaks
+//! the cycle.
+
+#![forbid(unsafe_code)]
+
+mod conn;
+mod executor;
+mod join;
+mod notify;
+mod reactor;
+mod request;
+mod semaphore;
+mod stage;
+mod stuck;
+mod task;
+mod time;
+mod waker;
+
+pub use conn::{AsyncConn, InFlight, ReadReply, WriteLine};
+pub use executor::{Executor, Handle, RunError, Stats};
+pub use join::{JoinError, JoinHandle, TaskPanic};
+pub use request::{exchange, request};
+pub use semaphore::{Acquire, Permit, Semaphore};
+pub use stage::Futures;
+pub use stuck::Stuck;
+pub use time::{Elapsed, Sleep};
+pub use waker::TaskId;

@@ -1,0 +1,200 @@
+//! Wakers, from `std::task::Wake`: what a future keeps so that it can say
+//! "poll me again", and the ready queue that saying it lands in.
+//!
+//! A future that cannot finish yet returns `Poll::Pending`, and before it
+//! does, it hands a clone of `cx.waker()` to whatever it waits for: the
+//! reactor for a socket, the timer heap for a deadline, a semaphore's queue,
+//! or another thread. When that thing happens, it calls `wake()`, and the
+//! executor polls the task again. That is the whole contract; this file is
+//! its executor's side.
+//!
+//! # Why `Send + Sync`, on a one-thread executor
+//!
+//! `Waker` is `Send + Sync` whatever the executor, because the executor
+//! cannot know where a future will send its waker: to a thread that does
+//! a blocking DNS lookup, a file read, a computation. So a waker must not
+//! touch the executor's single-threaded state (its `Rc`s and `RefCell`s)
+//! directly. Ours holds only the task's number and an `Arc` of
+//! [`Wakeups`], the one part of the executor built for threads: a
+//! `Mutex`-guarded list of woken task numbers, and the write end of the
+//! self-pipe that interrupts the loop's `epoll_wait` when it is asleep
+//! (`notify.rs`). The tasks themselves, and their futures, stay on the
+//! executor's thread, where the loop looks the numbers up.
+//!
+//! # Woken twice, polled once
+//!
+//! Each [`TaskWaker`] has a `scheduled` flag: the first `wake` sets it and
+//! queues the task, later ones see it set and do nothing. The loop clears
+//! it just *before* polling, so a wake that arrives during the poll (the
+//! future woke itself, or a reply came in on another thread) queues the task
+//! again, and is not lost. Waking a task that has finished is harmless: the
+//! loop finds no task under that number and moves on.
+//!
+//! Not here: the loop that takes the queue ([`crate::Executor`]).
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Wake;
+
+use crate::notify::Notifier;
+
+/// Names one task of an executor. Numbers are never reused, so a stale
+/// waker (of a task that finished) can never poll a newer task by mistake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TaskId(pub(crate) u64);
+
+impl TaskId {
+    /// The future passed to [`block_on`](crate::Executor::block_on): not a
+    /// spawned task, but woken and polled like one.
+    pub(crate) const ROOT: TaskId = TaskId(0);
+}
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == TaskId::ROOT {
+            f.write_str("the block_on future")
+        } else {
+            write!(f, "task {}", self.0)
+        }
+    }
+}
+
+// ANCHOR: task_waker
+/// The data behind every `Waker` of one task. `Send + Sync`: only a number,
+/// a flag and an `Arc` of the thread-safe [`Wakeups`].
+pub(crate) struct TaskWaker {
+    id: TaskId,
+    /// Set by the first wake, cleared by the loop just before it polls.
+    scheduled: AtomicBool,
+    wakeups: Arc<Wakeups>,
+}
+
+impl Wake for TaskWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.wakeups.wakes.fetch_add(1, Ordering::Relaxed);
+        // Already queued and not yet polled: one poll will see both wakes.
+        if self.scheduled.swap(true, Ordering::AcqRel) {
+            self.wakeups.coalesced.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.wakeups.push(self.id);
+    }
+}
+// ANCHOR_END: task_waker
+
+impl TaskWaker {
+    /// A waker for task `id`, not yet scheduled.
+    pub(crate) fn new(id: TaskId, wakeups: Arc<Wakeups>) -> Arc<TaskWaker> {
+        Arc::new(TaskWaker {
+            id,
+            scheduled: AtomicBool::new(false),
+            wakeups,
+        })
+    }
+
+    /// Called by the loop just before polling: a wake from now on queues the
+    /// task again.
+    pub(crate) fn unschedule(&self) {
+        self.scheduled.store(false, Ordering::Release);
+    }
+}
+
+/// The executor's thread-safe half: the woken tasks, and whether the loop is
+/// asleep in `epoll_wait` (so that a wake must interrupt it).
+pub(crate) struct Wakeups {
+    queue: Mutex<Queue>,
+    notifier: Notifier,
+    /// Calls to `wake`, from any thread.
+    pub(crate) wakes: AtomicU64,
+    /// Wakes of a task that was already queued (absorbed).
+    pub(crate) coalesced: AtomicU64,
+    /// Wakes that found the loop asleep and interrupted its wait.
+    pub(crate) interrupts: AtomicU64,
+}
+
+struct Queue {
+    /// Woken tasks, in the order they were woken.
+    ready: Vec<TaskId>,
+    /// The loop is in (or about to enter) `epoll_wait`.
+    sleeping: bool,
+}
+
+impl Wakeups {
+    pub(crate) fn new(notifier: Notifier) -> Wakeups {
+        Wakeups {
+            queue: Mutex::new(Queue {
+                ready: Vec::new(),
+                sleeping: false,
+            }),
+            notifier,
+            wakes: AtomicU64::new(0),
+            coalesced: AtomicU64::new(0),
+            interrupts: AtomicU64::new(0),
+        }
+    }
+
+    // ANCHOR: push
+    /// Queues task `id`; if the loop is asleep, wakes it up. Only the first
+    /// wake of a sleep writes to the self-pipe: it also clears `sleeping`.
+    fn push(&self, id: TaskId) {
+        let interrupt = {
+            let mut queue = self.lock();
+            queue.ready.push(id);
+            std::mem::take(&mut queue.sleeping)
+        };
+        // Outside the lock: the write is a system call, and other threads
+        // waking other tasks should not wait for it.
+        if interrupt {
+            self.interrupts.fetch_add(1, Ordering::Relaxed);
+            self.notifier.notify();
+        }
+    }
+    // ANCHOR_END: push
+
+    /// Moves every queued task into `into` (emptied first), oldest first.
+    pub(crate) fn take(&self, into: &mut Vec<TaskId>) {
+        into.clear();
+        std::mem::swap(&mut self.lock().ready, into);
+    }
+
+    /// Is a task waiting to be polled?
+    pub(crate) fn any_ready(&self) -> bool {
+        !self.lock().ready.is_empty()
+    }
+
+    // ANCHOR: sleep
+    /// The loop is about to sleep: returns `false` if a task is already
+    /// queued (do not sleep), else marks the loop asleep, so that the next
+    /// wake, from whatever thread, writes to the self-pipe.
+    ///
+    /// Checking the queue and setting the flag under one lock is what makes
+    /// this safe: a wake either came before (and the loop sees the task) or
+    /// after (and sees `sleeping`, and interrupts the wait, even one that
+    /// has not started yet: the byte waits in the pipe).
+    pub(crate) fn prepare_to_sleep(&self) -> bool {
+        let mut queue = self.lock();
+        if queue.ready.is_empty() {
+            queue.sleeping = true;
+            true
+        } else {
+            false
+        }
+    }
+    // ANCHOR_END: sleep
+
+    /// The loop is awake again: wakes go back to only queueing.
+    pub(crate) fn awake(&self) {
+        self.lock().sleeping = false;
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // Nothing panics while holding this lock (a push and a swap), so a
+        // poisoned lock still holds a consistent queue.
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

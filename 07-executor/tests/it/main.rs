@@ -1,0 +1,16 @@
+//! Stage 7's integration tests, in one crate (matklad, "Delete Cargo
+//! Integration Tests"): the executor's machinery first (wakers, tasks,
+//! timers, the stuck check, the semaphore), then the connection and the
+//! cancellation lesson, then the stage's conformance and the binary.
+
+mod binary;
+mod cancel;
+mod conformance;
+mod conn;
+mod semaphore;
+mod stuck;
+mod tasks;
+mod tidy;
+mod time;
+mod util;
+mod waker;

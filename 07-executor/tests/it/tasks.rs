@@ -1,0 +1,130 @@
+//! Tasks: spawned, interleaved at their awaits, joined; a panic isolated;
+//! `block_on` refused from inside a task; tasks dropped with the executor.
+
+use std::cell::RefCell;
+use std::future::{Future, poll_fn};
+use std::rc::Rc;
+use std::task::Poll;
+
+use executor::{Executor, JoinError, RunError};
+
+use crate::util::{Forgetful, block_on, within};
+
+/// Lets the other tasks run once: pending the first time, having woken
+/// itself, ready the second.
+fn yield_now() -> impl Future<Output = ()> {
+    let mut yielded = false;
+    poll_fn(move |cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+}
+
+#[test]
+fn tasks_interleave_at_their_awaits_and_join_with_their_output() {
+    let (log, outputs) = block_on(|executor: &Executor| {
+        let handle = executor.handle();
+        async move {
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let mut tasks = Vec::new();
+            for name in ["a", "b"] {
+                let log = log.clone();
+                tasks.push(handle.spawn(async move {
+                    log.borrow_mut().push(format!("{name}1"));
+                    yield_now().await;
+                    log.borrow_mut().push(format!("{name}2"));
+                    name.len() * 10
+                }));
+            }
+            let mut outputs = Vec::new();
+            for task in tasks {
+                outputs.push(task.await.expect("no panic"));
+            }
+            let log = log.borrow().clone();
+            (log, outputs)
+        }
+    });
+    assert_eq!(log, ["a1", "b1", "a2", "b2"]);
+    assert_eq!(outputs, [10, 10]);
+}
+
+#[test]
+fn a_panicking_task_does_not_stop_the_others() {
+    let (results, panics) = within("panics", || {
+        let executor = Executor::new().expect("an executor");
+        let handle = executor.handle();
+        let results = executor
+            .block_on(async move {
+                let tasks: Vec<_> = (0..3)
+                    .map(|n| {
+                        handle.spawn(async move {
+                            yield_now().await;
+                            assert!(n != 1, "task {n} gives up");
+                            n
+                        })
+                    })
+                    .collect();
+                let mut results = Vec::new();
+                for task in tasks {
+                    results.push(task.await.map_err(|e| e.to_string()));
+                }
+                results
+            })
+            .expect("the run finishes");
+        (results, executor.panics())
+    });
+    assert_eq!(results[0], Ok(0));
+    assert_eq!(results[2], Ok(2));
+    let error = results[1].as_ref().expect_err("task 1 panicked");
+    assert!(error.ends_with("panicked: task 1 gives up"), "{error}");
+    assert_eq!(panics.len(), 1);
+    assert_eq!(panics[0].message, "task 1 gives up");
+}
+
+#[test]
+fn block_on_inside_a_task_is_refused() {
+    let refused = within("nested", || {
+        let executor = Rc::new(Executor::new().expect("an executor"));
+        let inner = executor.clone();
+        executor
+            .block_on(async move { matches!(inner.block_on(async {}), Err(RunError::Nested)) })
+            .expect("the outer run finishes")
+    });
+    assert!(refused);
+}
+
+/// Dropping the executor drops its tasks: their destructors run (that is
+/// how a task is cancelled), and a handle to one says so.
+#[test]
+fn dropping_the_executor_cancels_its_tasks() {
+    struct Flag(Rc<RefCell<bool>>);
+    impl Drop for Flag {
+        fn drop(&mut self) {
+            *self.0.borrow_mut() = true;
+        }
+    }
+    let (dropped, joined) = within("cancel", || {
+        let dropped = Rc::new(RefCell::new(false));
+        let executor = Executor::new().expect("an executor");
+        let flag = Flag(dropped.clone());
+        let mut task = executor.spawn(async move {
+            let _flag = flag;
+            Forgetful.await;
+        });
+        // Poll it once, so it is pending with its flag alive.
+        let first = executor.block_on(poll_fn(|cx| {
+            Poll::Ready(std::pin::Pin::new(&mut task).poll(cx).is_pending())
+        }));
+        assert_eq!(first.ok(), Some(true));
+        drop(executor);
+        let joined = std::pin::pin!(task)
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
+        (*dropped.borrow(), joined)
+    });
+    assert!(dropped, "the task's future was dropped");
+    assert_eq!(joined, Poll::Ready(Err(JoinError::Cancelled)));
+}

@@ -1,0 +1,157 @@
+//! Chapter 8, exercise 2: `race`, and what it does to the loser.
+//!
+//! [`race`] polls two futures and returns the output of the first one
+//! ready. The other is *dropped*, wherever it stands: that is the only way
+//! to stop a future. Race a request against a timer and you have a
+//! timeout; race two requests for the same answer over two connections
+//! ("hedging") and you have a loser that sent its line and never read its
+//! reply. Its connection is poisoned (the `InFlight` guard of its request
+//! says so), and the tests show why it must be closed: asked for another
+//! item, it answers with the first one's late reply.
+//!
+//! [`race`] pins the two futures; write the poll.
+#![allow(unused)]
+
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
+/// One of two values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Either<A, B> {
+    /// The first future's.
+    Left(A),
+    /// The second future's.
+    Right(B),
+}
+
+// ANCHOR: exercise
+/// The output of whichever of `a` and `b` is ready first (`a` on a tie).
+/// The other is dropped, unfinished, when this returns.
+pub async fn race<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
+    let mut a = pin!(a);
+    let mut b = pin!(b);
+    poll_fn(|cx| {
+        // TODO: poll `a`, then `b`: the first one ready wins (`b` is not polled when `a` is ready)
+        todo!("poll `a`, then `b`: the first one ready wins (`b` is not polled when `a` is ready)")
+    })
+    .await
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use executor::{AsyncConn, Executor, request};
+    use testbed::latency::LatencyModel;
+    use testbed::protocol::Phases;
+    use testbed::server::{ServerConfig, SlowServer};
+    use testbed::workload::items;
+
+    use super::*;
+
+    fn server(latency: Duration) -> SlowServer {
+        SlowServer::spawn(ServerConfig {
+            latency: LatencyModel::Fixed(latency),
+            ..ServerConfig::default()
+        })
+        .expect("the server starts")
+    }
+
+    /// Sets its flag when dropped.
+    struct Dropped(Rc<Cell<bool>>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.set(true);
+        }
+    }
+
+    #[test]
+    fn the_first_ready_wins_and_the_loser_is_dropped() {
+        let executor = Executor::new().expect("an executor");
+        let handle = executor.handle();
+        let dropped = Rc::new(Cell::new(false));
+        let flag = Dropped(dropped.clone());
+        let (slow, quick) = (handle.clone(), handle.clone());
+        let winner = executor
+            .block_on(async {
+                let winner = race(
+                    async move {
+                        let _flag = flag;
+                        slow.sleep(Duration::from_secs(60)).await;
+                        "slow"
+                    },
+                    quick.sleep(Duration::from_millis(1)),
+                )
+                .await;
+                (winner, dropped.get())
+            })
+            .expect("the executor finishes");
+        assert_eq!(
+            winner,
+            (Either::Right(()), true),
+            "the loser is gone by the time race returns"
+        );
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_left_and_the_right_is_never_polled() {
+        let executor = Executor::new().expect("an executor");
+        let winner = executor.block_on(race(async { 1 }, async {
+            panic!("polled, though the left was ready");
+        }));
+        assert_eq!(winner.ok(), Some(Either::Left(1)));
+    }
+
+    /// The same item's request to a slow and a quick server: the quick one
+    /// wins; the slow one's request is dropped after its line was sent, so
+    /// its connection is poisoned. Reused anyway for the next item, it
+    /// answers with the first item's late reply.
+    #[test]
+    fn the_losers_connection_is_poisoned_and_answers_late() {
+        let (slow, quick) = (
+            server(Duration::from_millis(100)),
+            server(Duration::from_millis(1)),
+        );
+        let (slow_addr, quick_addr) = (slow.addr(), quick.addr());
+        let executor = Executor::new().expect("an executor");
+        let handle = executor.handle();
+        let work = items(2, 5);
+        let (winner, poisoned, reusable, reused) = executor
+            .block_on(async {
+                let mut slow = AsyncConn::connect(&handle, slow_addr)
+                    .await
+                    .expect("connects");
+                let mut quick = AsyncConn::connect(&handle, quick_addr)
+                    .await
+                    .expect("connects");
+                let winner = race(
+                    request(&mut slow, &work[0], Phases::One),
+                    request(&mut quick, &work[0], Phases::One),
+                )
+                .await;
+                let (poisoned, reusable) = (slow.is_poisoned(), quick.is_reusable());
+                // What the poison is for: the next item's request, on the
+                // loser's connection, reads the first item's reply.
+                let reused = handle
+                    .timeout(
+                        Duration::from_secs(5),
+                        request(&mut slow, &work[1], Phases::One),
+                    )
+                    .await;
+                (winner, poisoned, reusable, reused)
+            })
+            .expect("the executor finishes");
+        assert_eq!(winner, Either::Right(Ok(work[0].expected_result())));
+        assert!(poisoned && reusable);
+        assert_eq!(
+            reused,
+            Ok(Ok(work[0].expected_result())),
+            "item 0's reply, read as item 1's"
+        );
+    }
+}
