@@ -116,6 +116,33 @@ pub enum RunError {
 /// Dropping the executor drops every task still in it (their destructors
 /// run: that is cancellation), and a [`JoinHandle`] of one of them then
 /// returns [`JoinError::Cancelled`].
+///
+/// # Examples
+///
+/// Two tasks that sleep at once, joined from the root future: the run takes
+/// one sleep, not two, and the loop polled each task only when its timer
+/// woke it.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use executor::Executor;
+///
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let nap = |n: u32| {
+///     let handle = handle.clone();
+///     async move {
+///         handle.sleep(Duration::from_millis(20)).await;
+///         n
+///     }
+/// };
+/// let (a, b) = (executor.spawn(nap(1)), executor.spawn(nap(2)));
+/// let started = Instant::now();
+/// let sum = executor.block_on(async move { a.await.unwrap() + b.await.unwrap() })?;
+/// assert_eq!(sum, 3);
+/// assert!(started.elapsed() < Duration::from_millis(40), "the sleeps overlapped");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Executor {
     handle: Handle,
 }

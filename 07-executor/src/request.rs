@@ -25,10 +25,36 @@ use testbed::workload::Item;
 
 use crate::conn::AsyncConn;
 
-// ANCHOR: request
 /// Sends one item over `conn` and waits for its answer, as one
 /// conversation: if this future is dropped before it ends, `conn` is
 /// poisoned (see [`AsyncConn::begin`]).
+///
+/// # Examples
+///
+/// Chapter 1's request, awaited, against an embedded slow server:
+///
+/// ```
+/// use executor::{AsyncConn, Executor, request};
+/// use testbed::protocol::Phases;
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig {
+///     latency: "1ms".parse()?,
+///     ..ServerConfig::default()
+/// })?;
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let item = items(1, 1).remove(0);
+/// let outcome = executor.block_on(async move {
+///     let mut conn = AsyncConn::connect(&handle, server.addr()).await?;
+///     let outcome = request(&mut conn, &item, Phases::Two).await;
+///     Ok::<_, std::io::Error>((outcome, item.expected_result()))
+/// })??;
+/// assert_eq!(outcome.0, Ok(outcome.1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+// ANCHOR: request
 pub async fn request(conn: &mut AsyncConn, item: &Item, phases: Phases) -> Outcome {
     let mut conn = conn.begin();
     let outcome = exchange(&mut conn, item, phases).await;
