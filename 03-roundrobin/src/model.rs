@@ -159,7 +159,7 @@ impl VirtualFleet {
     fn due_from_now(&self, id: ItemId, phase: Phase) -> Duration {
         let model = &self.model;
         match model.faults.decide(model.seed, id, phase) {
-            Some(testbed::faults::Fault::Hang) => NEVER,
+            Some(fault) if fault.needs_read_timeout() => NEVER,
             _ => self.clock + model.latency.sample(model.seed, id, phase),
         }
     }

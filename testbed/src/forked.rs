@@ -43,7 +43,7 @@ use nix::errno::Errno;
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork};
 
-use crate::server::{ServerConfig, ServerStats, SlowServer, bind_listener};
+use crate::server::{ServerConfig, ServerStats, SlowServer, bind_listener_for};
 
 /// Where Linux lists the threads of the calling process, one entry each.
 const TASK_DIR: &str = "/proc/self/task";
@@ -110,7 +110,7 @@ impl ForkedServer {
                  locked in the child"
             )));
         }
-        let listener = bind_listener(addr)?;
+        let listener = bind_listener_for(addr, &config)?;
         let addr = listener.local_addr()?;
         // std's pipes are close-on-exec, so a program the parent runs later
         // cannot inherit the keep-alive pipe and keep the server alive.

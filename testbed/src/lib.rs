@@ -9,8 +9,9 @@
 //!   ([`conn`]); what can go wrong with an item ([`outcome`]);
 //! - the simulated slow server ([`server`]), in this process or its own
 //!   ([`forked`]), its latency models ([`latency`]) and its deterministic
-//!   faults ([`faults`], drawn with [`dice`]), and the descriptor limit that
-//!   thousands of connections need ([`limits`]);
+//!   faults ([`faults`], drawn with [`dice`], and its [`outage`] window),
+//!   and the descriptor limit that thousands of connections need
+//!   ([`limits`]);
 //! - the work ([`workload`]), the results database ([`store`]), the report
 //!   that verifies it ([`report`]) and the picture of a run ([`timeline`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
@@ -40,6 +41,7 @@ pub mod harness;
 pub mod latency;
 pub mod limits;
 pub mod machine;
+pub mod outage;
 pub mod outcome;
 pub mod progress;
 pub mod protocol;

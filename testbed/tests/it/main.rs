@@ -8,6 +8,7 @@
 //! single-threaded one.
 
 mod forked;
+mod network;
 mod server;
 mod slow_server;
 mod util;
