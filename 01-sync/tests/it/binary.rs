@@ -38,6 +38,24 @@ fn a_bad_flag_is_one_line_and_status_2() {
 }
 
 #[test]
+fn huge_negative_and_repeated_values_are_one_line_naming_the_flag() {
+    for (args, flag) in [
+        // A list that cannot be held: once a panic, once an abort.
+        (&["--items", "18446744073709551615"][..], "--items"),
+        (&["--items", "4294967296"], "--items"),
+        // Negative values: once "unexpected argument '-1' found".
+        (&["--items", "-1"], "--items"),
+        (&["--latency", "-1ms"], "--latency"),
+        (&["--read-timeout", "-5ms"], "--read-timeout"),
+        // A fault given twice: once the last one silently won.
+        (&["--faults", "nak=0.1,nak=0.2"], "--faults"),
+    ] {
+        let line = usage_error(BIN, args, DEADLINE);
+        assert!(line.contains(flag), "{args:?}: {line}");
+    }
+}
+
+#[test]
 fn hang_without_a_read_timeout_is_refused_up_front() {
     let output = run_bin(BIN, &["--faults", "hang=0.1"], DEADLINE);
     assert_eq!(output.status.code(), Some(2));
