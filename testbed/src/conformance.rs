@@ -37,6 +37,7 @@ pub fn assert_run_conforms(stage: &dyn Stage, settings: &Settings) -> Execution 
     let context = || format!("{} with {settings:?}:\n{report}", stage.name());
     assert_eq!(report.lost, 0, "lost items: {}", context());
     assert_eq!(report.wrong, 0, "wrong rows: {}", context());
+    assert!(report.problems.is_empty(), "problems: {}", context());
     assert_eq!(report.ok + report.failed, report.items, "{}", context());
     if let Some(expected) = &report.expected_errors {
         assert_eq!(

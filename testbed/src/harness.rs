@@ -222,6 +222,8 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         db_connections: reader.db_connections()?,
         notes: stats.notes,
         stage_stats: stats.extra,
+        external_server: settings.server.is_some(),
+        server_died: None,
     };
     let report = Report::build(&scenario.items, &rows, facts);
     Ok(Execution { report, rows })

@@ -309,18 +309,11 @@ mod tests {
             })
             .collect();
         let facts = RunFacts {
-            stage: "test".into(),
             concurrency: lanes as usize,
-            phases: crate::protocol::Phases::Two,
             elapsed: Duration::from_secs(1),
             mean_service: Duration::from_millis(5),
-            served_lines: None,
-            faults: None,
-            server_peak_conns: None,
-            server_accepted: None,
             db_connections: 1,
-            notes: vec![],
-            stage_stats: BTreeMap::new(),
+            ..RunFacts::new("test", crate::protocol::Phases::Two)
         };
         (Report::build(&list, &rows, facts), rows)
     }

@@ -63,20 +63,48 @@ fn hang_without_a_read_timeout_is_refused_up_front() {
 }
 
 #[test]
-fn an_unreachable_server_fails_every_item_but_loses_none() {
+fn an_unreachable_server_fails_every_item_loses_none_and_exits_1() {
     // Port 1 on loopback: nothing listens there, connects are refused.
     let output = run_bin(
         BIN,
         &["--server", "127.0.0.1:1", "--items", "5", "--json"],
         DEADLINE,
     );
-    assert!(
-        output.status.success(),
-        "refused items are failures, not losses"
-    );
+    assert_eq!(output.status.code(), Some(1), "no item reached a server");
     let report = json_report(&output);
     assert_eq!(report["errors"]["refused"], 5);
-    assert_eq!(report["lost"], 0);
+    assert_eq!(report["lost"], 0, "refused items are failures, not losses");
+    assert!(report["efficiency"].is_null(), "{report}");
+    let problem = report["problems"][0].as_str().unwrap_or_default();
+    assert!(
+        problem.starts_with("no item reached a working SLOW/1 server"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_server_that_does_not_speak_slow1_exits_1_without_an_efficiency() {
+    // An HTTP server: it answers every line with an HTTP status and closes.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let addr = listener.local_addr().expect("an address").to_string();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let _ = std::io::Write::write_all(
+                &mut stream,
+                b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+            );
+        }
+    });
+    let output = run_bin(
+        BIN,
+        &["--server", &addr, "--items", "5", "--json"],
+        DEADLINE,
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_report(&output);
+    assert_eq!(report["errors"]["protocol"], 5, "{report}");
+    assert!(report["efficiency"].is_null(), "once 2845.2%: {report}");
+    assert!(report["problems"][0].as_str().is_some(), "{report}");
 }
 
 #[test]
