@@ -105,6 +105,17 @@ impl Stage for Forked {
         matches!(self.workers, Workers::Processes { .. })
     }
 
+    /// Processes: each child has its own connection and its own limit, so
+    /// the parent holds none. Threads: each worker holds its socket and a
+    /// SQLite connection to a file (the file, its write-ahead log and its
+    /// shared memory), all in this process.
+    fn descriptors_per_conn(&self) -> u64 {
+        match self.workers {
+            Workers::Processes { .. } => 0,
+            Workers::Threads => 4,
+        }
+    }
+
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
         // More workers than items would only add idle processes (and
         // database connections that record nothing).

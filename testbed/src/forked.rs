@@ -182,9 +182,17 @@ impl ForkedServer {
         };
         let status = self.reap()?;
         read?;
-        if status != WaitStatus::Exited(self.pid, 0) {
+        let how = match status {
+            WaitStatus::Exited(_, 0) => None,
+            WaitStatus::Exited(_, EXIT_FAILED) => Some("exited 1: it failed".to_owned()),
+            WaitStatus::Exited(_, EXIT_PANICKED) => Some("exited 2: it panicked".to_owned()),
+            WaitStatus::Exited(_, code) => Some(format!("exited {code}")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+            other => Some(format!("{other:?}")),
+        };
+        if let Some(how) = how {
             return Err(io::Error::other(format!(
-                "forked server (pid {}) ended with {status:?}",
+                "the forked server (pid {}) {how}",
                 self.pid
             )));
         }

@@ -135,6 +135,21 @@ pub trait Stage {
         true
     }
 
+    /// How many connections the stage holds open at once when given
+    /// `--conns` (01-sync: always one). The harness checks the descriptors
+    /// they take against `RLIMIT_NOFILE` before the run.
+    fn connections(&self, conns: usize) -> usize {
+        conns
+    }
+
+    /// How many descriptors this process holds per connection: the socket,
+    /// and for a stage that gives each worker a database connection of its
+    /// own, that connection's files. A stage whose workers are processes
+    /// holds none of them here: each child has a limit of its own.
+    fn descriptors_per_conn(&self) -> u64 {
+        1
+    }
+
     /// Processes every item of the scenario, recording each outcome once.
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError>;
 }

@@ -17,6 +17,13 @@
 //! - A connection counts in `db_connections` once it records its first
 //!   outcome; the harness's own connection, which only reads, never does.
 //!
+//! # One run per file
+//!
+//! A file belongs to one run at a time: the harness locks it for the run's
+//! life ([`DbLock`], `store/lock.rs`), and [`Store::create`] writes the
+//! run's id into it and remembers whose results it replaced
+//! ([`Store::replaced`], `store/run.rs`).
+//!
 //! # In memory or in a file
 //!
 //! [`DbTarget::memory`] is a named, shared-cache in-memory database: it lives
@@ -26,12 +33,18 @@
 //! (02-fork's children). A deferred transaction would get `SQLITE_BUSY` at
 //! once on upgrade, whatever the busy timeout; an immediate one waits.
 
+mod lock;
+mod run;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, params};
 use thiserror::Error;
+
+pub use lock::{DbLock, LockError};
+pub use run::{PreviousRun, new_run_id};
 
 use crate::outcome::{ErrorKind, Failure, Outcome};
 use crate::progress::Progress;
@@ -129,6 +142,32 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
 }
 
+/// The tables of a run, made anew by [`Store::create_run`] inside its
+/// transaction.
+const SCHEMA: &str = "
+    DROP TABLE IF EXISTS outcomes;
+    DROP TABLE IF EXISTS db_connections;
+    DROP TABLE IF EXISTS run;
+    CREATE TABLE outcomes (
+        id          INTEGER PRIMARY KEY,
+        status      TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
+        result      TEXT,
+        error       TEXT,
+        detail      TEXT,
+        started_us  INTEGER NOT NULL,
+        finished_us INTEGER NOT NULL,
+        lane        INTEGER NOT NULL,
+        db_conn     INTEGER NOT NULL
+    );
+    CREATE TABLE db_connections (
+        id  INTEGER PRIMARY KEY AUTOINCREMENT,
+        pid INTEGER NOT NULL
+    );
+    CREATE TABLE run (
+        id TEXT NOT NULL
+    );
+";
+
 /// One connection to the results database.
 #[derive(Debug)]
 pub struct Store {
@@ -139,36 +178,57 @@ pub struct Store {
     /// The database is a file that other processes may write to.
     shared_file: bool,
     progress: Progress,
+    /// What [`Store::create`] found there and replaced.
+    replaced: Option<PreviousRun>,
 }
 
 impl Store {
-    /// Creates (or empties) the database and returns a connection to it.
-    /// The harness calls this once per run; `--db` names an output file, so
-    /// the results of an earlier run there are replaced.
+    /// Creates (or empties) the database for the run `run_id` and returns a
+    /// connection to it. The harness calls this once per run; `--db` names
+    /// an output file, so the results of an earlier run there are replaced,
+    /// and [`Store::replaced`] says whose.
+    pub fn create_run(
+        target: &DbTarget,
+        epoch: Instant,
+        run_id: &str,
+    ) -> Result<Store, StoreError> {
+        let mut store = Store::open(target, epoch)?;
+        store.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let created = run::previous(&store.conn).and_then(|replaced| {
+            store.conn.execute_batch(SCHEMA)?;
+            store
+                .conn
+                .execute("INSERT INTO run (id) VALUES (?1)", [run_id])?;
+            Ok(replaced)
+        });
+        match created {
+            Ok(replaced) => {
+                store.conn.execute_batch("COMMIT")?;
+                store.replaced = replaced;
+                Ok(store)
+            }
+            Err(e) => {
+                // Leave the file as it was; the error is the news.
+                let _ = store.conn.execute_batch("ROLLBACK");
+                Err(e.into())
+            }
+        }
+    }
+
+    /// [`Store::create_run`] with a fresh id ([`new_run_id`]).
     pub fn create(target: &DbTarget, epoch: Instant) -> Result<Store, StoreError> {
-        let store = Store::open(target, epoch)?;
-        store.conn.execute_batch(
-            "BEGIN IMMEDIATE;
-             DROP TABLE IF EXISTS outcomes;
-             DROP TABLE IF EXISTS db_connections;
-             CREATE TABLE outcomes (
-                 id          INTEGER PRIMARY KEY,
-                 status      TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
-                 result      TEXT,
-                 error       TEXT,
-                 detail      TEXT,
-                 started_us  INTEGER NOT NULL,
-                 finished_us INTEGER NOT NULL,
-                 lane        INTEGER NOT NULL,
-                 db_conn     INTEGER NOT NULL
-             );
-             CREATE TABLE db_connections (
-                 id  INTEGER PRIMARY KEY AUTOINCREMENT,
-                 pid INTEGER NOT NULL
-             );
-             COMMIT;",
-        )?;
-        Ok(store)
+        Store::create_run(target, epoch, &new_run_id())
+    }
+
+    /// The earlier run whose results [`Store::create`] replaced, if there
+    /// were any.
+    pub fn replaced(&self) -> Option<&PreviousRun> {
+        self.replaced.as_ref()
+    }
+
+    /// The id of the run the database now belongs to.
+    pub fn run_id(&self) -> Result<Option<String>, StoreError> {
+        Ok(run::recorded_id(&self.conn)?)
     }
 
     /// Opens another connection to a database made by [`Store::create`].
@@ -195,6 +255,7 @@ impl Store {
             db_conn: None,
             shared_file: matches!(target, DbTarget::File(_)),
             progress: Progress::hidden(),
+            replaced: None,
         })
     }
 
@@ -419,9 +480,20 @@ mod tests {
         store.record(ItemId(3), Lane(0), epoch, &ok(1))?;
         assert_eq!(reader.rows()?.len(), 4);
         assert_eq!(reader.db_connections()?, 4);
-        // Creating again starts a new run in the same file.
-        let again = Store::create(&target, epoch)?;
+        // Creating again starts a new run in the same file, and says whose
+        // results it replaced.
+        let first = reader.run_id()?.expect("a run id");
+        let again = Store::create_run(&target, epoch, "second")?;
         assert!(again.rows()?.is_empty());
+        assert_eq!(
+            again.replaced(),
+            Some(&PreviousRun {
+                id: Some(first),
+                outcomes: 4
+            })
+        );
+        assert_eq!(again.run_id()?.as_deref(), Some("second"));
+        assert!(reader.replaced().is_none(), "a new file replaced nothing");
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 //! wrong, without a socket or a clock.
 
 use std::io::{self, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -21,9 +22,21 @@ const POLL: Duration = Duration::from_millis(5);
 /// running after `deadline` (after killing it).
 #[track_caller]
 pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> Output {
-    let program = program.as_ref();
-    let mut child = Command::new(program)
-        .args(args)
+    let mut command = Command::new(program.as_ref());
+    command.args(args);
+    run_command(command, deadline)
+}
+
+/// [`run_bin`] for a command built by the caller (with an environment, a
+/// [descriptor limit](limit_descriptors)...).
+#[track_caller]
+pub fn run_command(mut command: Command, deadline: Duration) -> Output {
+    let program = Path::new(command.get_program()).to_owned();
+    let args: Vec<String> = command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -62,6 +75,23 @@ pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> 
         status,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// Makes `command` run with `RLIMIT_NOFILE` at `limit`, soft and hard, as
+/// `prlimit --nofile=LIMIT:LIMIT` would: the program cannot raise it, and
+/// meets "too many open files" where a small machine would.
+pub fn limit_descriptors(command: &mut Command, limit: u64) -> &mut Command {
+    use nix::sys::resource::{Resource, setrlimit};
+    // SAFETY: the closure runs in the child between `fork` and `exec`,
+    // where only async-signal-safe functions may be called (other threads'
+    // locks are copied held). `setrlimit` is a plain system call, and the
+    // closure neither allocates nor locks: on failure it converts an errno
+    // into an `io::Error`, which holds the number without allocating.
+    unsafe {
+        command.pre_exec(move || {
+            setrlimit(Resource::RLIMIT_NOFILE, limit, limit).map_err(io::Error::from)
+        })
     }
 }
 

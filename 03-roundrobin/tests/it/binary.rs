@@ -1,8 +1,11 @@
 //! `03-roundrobin` as a user runs it: flags, exit statuses, JSON.
 
+use std::process::Command;
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
+use testbed::testing::{
+    json_report, limit_descriptors, run_bin, run_command, timeline_of, usage_error,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_03-roundrobin");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -136,4 +139,42 @@ fn writes_a_timeline_with_one_lane_per_wrapper() {
     let svg = timeline_of(BIN, &args, DEADLINE);
     assert_eq!(svg.matches("<title>item").count(), 12);
     assert!(svg.contains("12 items, 3 lanes"), "one lane per wrapper");
+}
+
+#[test]
+fn more_connections_than_descriptors_is_refused_up_front_not_a_silent_hang() {
+    // The client and the embedded server share one limit: 600 connections
+    // are 1,200 descriptors, over 1,024. Once the run printed nothing and
+    // never ended (the server backing off on EMFILE while clients waited).
+    let mut command = Command::new(BIN);
+    command.args([
+        "--conns",
+        "600",
+        "--items",
+        "600",
+        "--latency",
+        "1ms",
+        "--phases",
+        "1",
+    ]);
+    limit_descriptors(&mut command, 1_024);
+    let output = run_command(command, Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    for words in ["RLIMIT_NOFILE", "may open 1024", "--conns 480", "--server"] {
+        assert!(stderr.contains(words), "{words}: {stderr}");
+    }
+}
+
+#[test]
+fn in_flight_is_never_more_than_the_items() {
+    let output = run_bin(
+        BIN,
+        &["--items", "3", "--conns", "1000", "--latency", "1ms"],
+        DEADLINE,
+    );
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("connections  3 in flight"), "{text}");
 }

@@ -8,6 +8,7 @@
 //! single-threaded one.
 
 mod forked;
+mod harness;
 mod network;
 mod server;
 mod slow_server;

@@ -10,16 +10,15 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::sys::resource::{Resource, setrlimit};
 use testbed::faults::Fault;
 use testbed::framing::LineError;
 use testbed::outage::Outage;
 use testbed::protocol::{ItemId, Phase};
 use testbed::server::{ServerConfig, SlowServer};
+use testbed::testing::limit_descriptors;
 
 use crate::util::{Client, IO_TIMEOUT, config, expect_closed, expect_line, success, wait_for};
 
@@ -237,14 +236,7 @@ fn out_of_descriptors_the_server_says_503_and_recovers_by_its_idle_timeout() -> 
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // SAFETY: the closure runs in the child between fork and exec, where
-    // only async-signal-safe calls are allowed; `setrlimit` is one, and the
-    // closure allocates nothing.
-    unsafe {
-        command
-            .pre_exec(|| setrlimit(Resource::RLIMIT_NOFILE, LIMIT, LIMIT).map_err(io::Error::from));
-    }
-    let mut server = command.spawn()?;
+    let mut server = limit_descriptors(&mut command, LIMIT).spawn()?;
     let result = starve_then_recover(&mut server);
     let _ = server.kill();
     let output = server.wait_with_output()?;
