@@ -120,6 +120,17 @@ pub struct Settings {
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
 
+    /// How long a run may record nothing before the watchdog says what it
+    /// waits on. Hidden: for tests, which cannot wait ten seconds.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "10s",
+        value_parser = parse_timeout,
+        hide = true
+    )]
+    pub stall_after: Duration,
+
     /// The command printed under the timeline instead of this process's
     /// own command line: the book's figures show the `cargo run` a reader
     /// would type, not the path of a binary in `target/`.

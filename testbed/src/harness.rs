@@ -12,7 +12,10 @@
 //!    process when the stage forks (a forking process must stay
 //!    single-threaded), or none with `--server` (`harness/embedded.rs`);
 //! 3. create the results database (in memory, or a file);
-//! 4. run the stage, timing it;
+//! 4. run the stage, timing it, with the stall watchdog watching (a stage
+//!    in this process: [`crate::watchdog`]) and, in a binary, SIGINT and
+//!    SIGTERM turned into an account of what was recorded
+//!    ([`crate::interrupt`]);
 //! 5. stop the server and read its statistics (the *applied* service time
 //!    for Little's law, the peak of connections), or learn that it died;
 //! 6. verify the database and build the report.
@@ -23,16 +26,21 @@ mod preflight;
 use std::io;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
+
+use nix::sys::signal::Signal;
 
 use crate::cli::{Settings, print, usage_error};
 use crate::duration::format_duration;
+use crate::interrupt::{RunRecord, Signals, exit_status};
 use crate::progress::Progress;
 use crate::report::{Report, RunFacts};
 use crate::server::{ServerConfig, ServerStats};
 use crate::stage::{Scenario, Stage, StageError};
 use crate::store::{DbTarget, Row, Store, StoreError};
 use crate::timeline;
+use crate::watchdog::{Monitor, Watch};
 use crate::workload;
 
 use embedded::{EmbeddedServer, ServerEnd};
@@ -56,6 +64,14 @@ pub enum HarnessError {
     /// No temporary file could be made for the results database.
     #[error("could not create a temporary results database: {0}")]
     Scratch(io::Error),
+    /// SIGINT or SIGTERM stopped the run; `account` says what it recorded.
+    #[error("interrupted by {signal}")]
+    Interrupted {
+        /// The signal.
+        signal: Signal,
+        /// What was recorded, and the report of it.
+        account: String,
+    },
 }
 
 /// A finished run: its report, and the rows it was built from.
@@ -79,9 +95,17 @@ impl Execution {
 /// The whole binary: runs the stage, prints the report (a table, or one
 /// JSON object with `--json`), writes the timeline if asked, and returns
 /// the exit status: 0 when nothing was lost or wrong, 1 when something was
-/// or the run could not finish, 2 for settings that cannot work.
+/// or the run could not finish, 2 for settings that cannot work, 128 plus
+/// the signal's number for a run stopped by SIGINT or SIGTERM (after an
+/// account of what it recorded, on stderr).
+///
+/// Call it before the program starts any thread: it blocks SIGINT and
+/// SIGTERM for every thread to come.
 pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
-    match execute(stage, settings) {
+    // Without the block the signals keep their default action: the run
+    // still ends, only silently.
+    let signals = Signals::block().ok().map(Arc::new);
+    match execute_with(stage, settings, signals) {
         Ok(execution) => {
             let report = &execution.report;
             let verdict = if report.is_sound() {
@@ -119,6 +143,10 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
             }
         }
         Err(HarnessError::Usage(message)) => usage_error(&message),
+        Err(HarnessError::Interrupted { signal, account }) => {
+            eprint!("{account}");
+            ExitCode::from(exit_status(signal))
+        }
         Err(error) => {
             eprintln!("error: {}: {error}", stage.name());
             ExitCode::FAILURE
@@ -140,8 +168,18 @@ fn command_line() -> String {
         .join(" ")
 }
 
-/// Runs the stage and returns its verified report, printing nothing.
+/// Runs the stage and returns its verified report, printing nothing but
+/// the watchdog's lines about a stalled run.
 pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, HarnessError> {
+    execute_with(stage, settings, None)
+}
+
+/// [`execute`], taking SIGINT and SIGTERM from `signals` when given.
+fn execute_with(
+    stage: &dyn Stage,
+    settings: &Settings,
+    signals: Option<Arc<Signals>>,
+) -> Result<Execution, HarnessError> {
     // Declared first so that it is dropped last: the lock's descriptor
     // must outlive every SQLite connection this process has to the file
     // (see `store/lock.rs`).
@@ -204,10 +242,46 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         db: target.clone(),
         epoch: Instant::now(),
         progress: progress.clone(),
+        stall_after: settings.stall_after,
+    };
+    let record = RunRecord {
+        stage: stage.name(),
+        settings: settings.clone(),
+        target: target.clone(),
+        epoch: scenario.epoch,
+        scratch: _scratch.as_ref().map(|dir| dir.path().to_owned()),
+    };
+    // A forking stage stays single-threaded: it watches, and takes the
+    // signals, itself.
+    let mut monitor = if stage.forks() {
+        None
+    } else {
+        let watch = Watch {
+            stage: stage.name(),
+            items: settings.items as u64,
+            server: server.addr(),
+            read_timeout: preflight.read_timeout,
+            supports_read_timeout: stage.supports_read_timeout(),
+            progress: progress.clone(),
+            stall_after: settings.stall_after,
+        };
+        let interrupt = signals.clone().map(|signals| (signals, record.clone()));
+        // Without its thread the run is only unwatched, not wrong.
+        Monitor::start(watch, interrupt).ok()
     };
     let outcome = stage.run(&scenario);
     let elapsed = scenario.epoch.elapsed();
+    if let Some(monitor) = &mut monitor {
+        monitor.stop();
+    }
     progress.finish();
+    // A forking stage that saw SIGINT or SIGTERM stopped its children and
+    // left the signal pending for this.
+    if let Some(signal) = signals.as_ref().and_then(|signals| signals.take()) {
+        drop(server.finish());
+        let account = record.interrupted(signal);
+        return Err(HarnessError::Interrupted { signal, account });
+    }
     let (server_stats, server_died) = match server.finish() {
         ServerEnd::Stopped(stats) => (Some(stats), None),
         ServerEnd::Died(how) => (None, Some(how)),

@@ -15,9 +15,11 @@
 //! - the work ([`workload`]), the results database ([`store`]), the report
 //!   that verifies it ([`report`]) and the picture of a run ([`timeline`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
-//!   harness that runs a stage end to end ([`harness`]), and for the stages'
-//!   tests the conformance check ([`conformance`]) and a way to run their
-//!   binaries with a deadline ([`testing`]);
+//!   harness that runs a stage end to end ([`harness`]), the watchdog that
+//!   speaks when a run stalls ([`watchdog`]) and the account of a run cut
+//!   short by a signal ([`interrupt`]), and for the stages' tests the
+//!   conformance check ([`conformance`]) and a way to run their binaries
+//!   with a deadline ([`testing`]);
 //! - whether a measurement had the machine to itself ([`machine`]).
 //!
 //! # Layout
@@ -38,6 +40,7 @@ pub mod faults;
 pub mod forked;
 pub mod framing;
 pub mod harness;
+pub mod interrupt;
 pub mod latency;
 pub mod limits;
 pub mod machine;
@@ -51,4 +54,5 @@ pub mod stage;
 pub mod store;
 pub mod testing;
 pub mod timeline;
+pub mod watchdog;
 pub mod workload;

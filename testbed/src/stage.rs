@@ -48,6 +48,10 @@ pub struct Scenario {
     pub epoch: Instant,
     /// Ticked once per recorded outcome (draws only on a terminal).
     pub progress: Progress,
+    /// How long the run may record nothing before the stall watchdog
+    /// speaks ([`crate::watchdog`]); a stage that watches itself (02-fork's
+    /// parent) uses it.
+    pub stall_after: Duration,
 }
 
 /// The connect timeout when no `--connect-timeout` is given (the flag's
@@ -71,6 +75,7 @@ impl Scenario {
             db,
             epoch: Instant::now(),
             progress: Progress::hidden(),
+            stall_after: crate::watchdog::STALL,
         }
     }
 

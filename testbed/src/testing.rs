@@ -4,6 +4,7 @@
 //! A test that starts a process must not hang the suite if the process
 //! hangs, so [`run_bin`] kills it at the deadline and says so. (Polling
 //! `try_wait` is not a sleep-then-assert: the sleep only paces the poll.)
+//! [`run_bin_interrupted`] does the same for a run stopped by a signal.
 //!
 //! [`Script`] is a stream whose replies are written in advance, so a test
 //! can drive request code (`Conn<Script>`) through every reply, right or
@@ -12,8 +13,11 @@
 use std::io::{self, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+pub use nix::sys::signal::Signal;
 
 /// How often [`run_bin`] checks whether the child has exited.
 const POLL: Duration = Duration::from_millis(5);
@@ -30,51 +34,116 @@ pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> 
 /// [`run_bin`] for a command built by the caller (with an environment, a
 /// [descriptor limit](limit_descriptors)...).
 #[track_caller]
-pub fn run_command(mut command: Command, deadline: Duration) -> Output {
-    let program = Path::new(command.get_program()).to_owned();
-    let args: Vec<String> = command
-        .get_args()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-    // Drain the pipes on threads: a child blocked on a full pipe would
-    // otherwise look like a hang.
-    let mut stdout = child.stdout.take().expect("stdout was piped");
-    let mut stderr = child.stderr.take().expect("stderr was piped");
-    let out = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stdout.read_to_end(&mut buf);
-        buf
-    });
-    let err = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stderr.read_to_end(&mut buf);
-        buf
-    });
+pub fn run_command(command: Command, deadline: Duration) -> Output {
+    Running::start(command).finish(deadline)
+}
+
+/// Runs `program` with `args` until `ready` says so (polled; it may look at
+/// a database, a file...), then sends `signal` to that process alone (not
+/// its group: as `kill PID` or a supervisor does), and returns its output.
+/// Panics if it ends before it is ready, or is still running after
+/// `deadline`.
+#[track_caller]
+pub fn run_bin_interrupted(
+    program: impl AsRef<Path>,
+    args: &[&str],
+    signal: Signal,
+    mut ready: impl FnMut() -> bool,
+    deadline: Duration,
+) -> Output {
+    let mut command = Command::new(program.as_ref());
+    command.args(args);
+    let mut running = Running::start(command);
     let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() < deadline => std::thread::sleep(POLL),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "{} {args:?} still running after {deadline:?}: killed",
-                    program.display()
-                );
-            }
+    while !ready() {
+        let ended = matches!(running.child.try_wait(), Ok(Some(_)));
+        if ended || start.elapsed() > deadline {
+            let output = running.finish(deadline);
+            panic!(
+                "{} {args:?} {} before it was ready to interrupt: {output:?}",
+                running_name(program.as_ref()),
+                if ended { "ended" } else { "was not ready" }
+            );
         }
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        std::thread::sleep(POLL);
+    }
+    let pid =
+        nix::unistd::Pid::from_raw(i32::try_from(running.child.id()).expect("a pid fits an i32"));
+    // Already gone is what `finish` then reports.
+    let _ = nix::sys::signal::kill(pid, signal);
+    running.finish(deadline)
+}
+
+fn running_name(program: &Path) -> String {
+    program.display().to_string()
+}
+
+/// A child with its output drained on threads: a child blocked on a full
+/// pipe would otherwise look like a hang.
+struct Running {
+    child: Child,
+    description: String,
+    out: JoinHandle<Vec<u8>>,
+    err: JoinHandle<Vec<u8>>,
+}
+
+impl Running {
+    #[track_caller]
+    fn start(mut command: Command) -> Running {
+        let description = format!(
+            "{} {:?}",
+            Path::new(command.get_program()).display(),
+            command
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        );
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = pipe.read_to_end(&mut buf);
+                buf
+            })
+        };
+        let out = drain(Box::new(child.stdout.take().expect("stdout was piped")));
+        let err = drain(Box::new(child.stderr.take().expect("stderr was piped")));
+        Running {
+            child,
+            description,
+            out,
+            err,
+        }
+    }
+
+    /// Waits for the child's end; kills it and panics after `deadline`.
+    #[track_caller]
+    fn finish(mut self, deadline: Duration) -> Output {
+        let start = Instant::now();
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if start.elapsed() < deadline => std::thread::sleep(POLL),
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    panic!(
+                        "{} still running after {deadline:?}: killed",
+                        self.description
+                    );
+                }
+            }
+        };
+        Output {
+            status,
+            stdout: self.out.join().unwrap_or_default(),
+            stderr: self.err.join().unwrap_or_default(),
+        }
     }
 }
 

@@ -4,7 +4,10 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
+use testbed::store::{DbTarget, Store};
+use testbed::testing::{
+    Signal, json_report, run_bin, run_bin_interrupted, timeline_of, usage_error,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_01-sync");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -145,4 +148,77 @@ fn a_reader_that_stops_early_is_not_a_crash() {
         .map(|mut e| e.read_to_string(&mut stderr));
     assert!(status.success(), "{status}: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Rows in a results file so far (0 before it has any).
+fn rows(db: &std::path::Path) -> usize {
+    Store::open(&DbTarget::File(db.to_owned()), Instant::now())
+        .and_then(|store| store.rows())
+        .map_or(0, |rows| rows.len())
+}
+
+#[test]
+fn an_interrupted_run_says_so_with_what_it_recorded_and_where() {
+    for (signal, status) in [(Signal::SIGINT, 130), (Signal::SIGTERM, 143)] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let db = dir.path().join("i.db");
+        let db_arg = db.to_string_lossy().into_owned();
+        // 3,000 items one at a time, 40 ms each: two minutes, never finished.
+        let args = ["--items", "3000", "--latency", "20ms", "--db", &db_arg];
+        let output = run_bin_interrupted(BIN, &args, signal, || rows(&db) > 0, DEADLINE);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(status), "{signal}: {stderr}");
+        let recorded = rows(&db);
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with(&format!("sync: interrupted by {signal} after ")),
+            "{first}"
+        );
+        assert!(
+            first.contains(&format!("{recorded} of 3000 items recorded in {db_arg}")),
+            "{recorded} rows: {first}"
+        );
+        // Then the report of what was recorded, verified.
+        assert!(
+            stderr.contains(&format!("sync: {recorded} items in")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("lost                0"), "{stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_stalled_run_says_what_it_waits_on_and_how_to_bound_it() {
+    // A server that never answers; the watchdog speaks after 200 ms (ten
+    // seconds outside tests), well before the 1 s read timeout ends it.
+    let config = testbed::server::ServerConfig {
+        faults: "hang=1".parse().expect("a valid spec"),
+        ..testbed::server::ServerConfig::default()
+    };
+    let server = testbed::server::SlowServer::spawn(config).expect("a server");
+    let addr = server.addr().to_string();
+    let args = [
+        "--server",
+        &addr,
+        "--items",
+        "1",
+        "--read-timeout",
+        "1s",
+        "--stall-after",
+        "200ms",
+    ];
+    let output = run_bin(BIN, &args, DEADLINE);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stall = stderr
+        .lines()
+        .find(|line| line.starts_with("sync: nothing recorded for"))
+        .unwrap_or_else(|| panic!("no word of the stall: {stderr}"));
+    for words in [
+        "(0 of 1 items so far)",
+        &format!("1 of 1 connections to {addr} wait for a reply"),
+        "fails as `timeout` after 1.00s (--read-timeout)",
+    ] {
+        assert!(stall.contains(words), "{words:?} in {stall}");
+    }
 }
