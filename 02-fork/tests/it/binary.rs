@@ -150,6 +150,14 @@ fn crash_worker_is_for_processes_only_and_checked() {
     }
     let output = run_bin(BIN, &["--crash-worker", "x"], DEADLINE);
     assert!(String::from_utf8_lossy(&output.stderr).contains("K:N"));
+    // Beyond the workers the run forks: said in the stage's own words.
+    for args in [
+        &["--conns", "4", "--crash-worker", "5:1"][..],
+        &["--conns", "4", "--items", "2", "--crash-worker", "3:1"],
+    ] {
+        let line = usage_error(BIN, args, DEADLINE);
+        assert!(line.contains("forks"), "{args:?}: {line}");
+    }
 }
 
 #[test]
