@@ -166,15 +166,3 @@ fn more_connections_than_descriptors_is_refused_up_front_not_a_silent_hang() {
         assert!(stderr.contains(words), "{words}: {stderr}");
     }
 }
-
-#[test]
-fn in_flight_is_never_more_than_the_items() {
-    let output = run_bin(
-        BIN,
-        &["--items", "3", "--conns", "1000", "--latency", "1ms"],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(text.contains("connections  3 in flight"), "{text}");
-}
