@@ -183,10 +183,10 @@ impl ForkedServer {
         read?;
         let how = match status {
             WaitStatus::Exited(_, 0) => None,
-            WaitStatus::Exited(_, EXIT_FAILED) => Some("exited 1: it failed".to_owned()),
-            WaitStatus::Exited(_, EXIT_PANICKED) => Some("exited 2: it panicked".to_owned()),
+            WaitStatus::Exited(_, EXIT_FAILED) => Some("exited 1 (it failed)".to_owned()),
+            WaitStatus::Exited(_, EXIT_PANICKED) => Some("exited 2 (it panicked)".to_owned()),
             WaitStatus::Exited(_, code) => Some(format!("exited {code}")),
-            WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("was killed by {signal}")),
             other => Some(format!("{other:?}")),
         };
         if let Some(how) = how {

@@ -191,6 +191,9 @@ fn execute_with(
         seed: settings.seed,
         max_conns: None,
     };
+    // The outage window counts from the server's start; the timeline draws
+    // it from the run's epoch, a few milliseconds later.
+    let server_started = Instant::now();
     let server = EmbeddedServer::start(stage, settings, config)?;
 
     // A stage that records from several connections needs a file; without
@@ -318,6 +321,13 @@ fn execute_with(
         stage_stats: stats.extra,
         external_server: settings.server.is_some(),
         server_died,
+        outage: config.faults.outage().map(|outage| {
+            let lead = scenario.epoch.saturating_duration_since(server_started);
+            (
+                outage.start.saturating_sub(lead),
+                outage.end().saturating_sub(lead),
+            )
+        }),
         ..RunFacts::new(stage.name(), settings.phases)
     };
     let report = Report::build(&scenario.items, &rows, facts);

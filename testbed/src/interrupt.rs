@@ -151,6 +151,8 @@ impl RunRecord {
             .filter(|item| recorded.contains(&item.id))
             .collect();
         let embedded = self.settings.server.is_none();
+        let db_connections: std::collections::BTreeSet<u32> =
+            rows.iter().map(|row| row.db_conn).collect();
         let facts = RunFacts {
             concurrency: self.settings.conns.min(items),
             elapsed,
@@ -160,6 +162,7 @@ impl RunRecord {
                 self.settings.seed,
             )),
             external_server: !embedded,
+            db_connections: db_connections.len() as u64,
             ..RunFacts::new(self.stage.clone(), self.settings.phases)
         };
         text.push_str(&Report::build(&list, &rows, facts).to_string());

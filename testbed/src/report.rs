@@ -115,6 +115,9 @@ pub struct RunFacts {
     pub external_server: bool,
     /// How the embedded server ended, if it died during the run.
     pub server_died: Option<String>,
+    /// When the embedded server was down (`--outage`), from the run's
+    /// epoch.
+    pub outage: Option<(Duration, Duration)>,
 }
 
 impl RunFacts {
@@ -137,6 +140,7 @@ impl RunFacts {
             stage_stats: BTreeMap::new(),
             external_server: false,
             server_died: None,
+            outage: None,
         }
     }
 }
@@ -217,6 +221,10 @@ pub struct Report {
     /// The run talked to a server it did not start (`--server`).
     #[serde(default)]
     pub external_server: bool,
+    /// When the embedded server was down (`--outage`): from and to, in ms
+    /// since the run started. Timelines shade it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outage_ms: Option<[f64; 2]>,
 }
 
 impl Report {
@@ -261,16 +269,16 @@ impl Report {
         report.note_drift(facts.faults.and_then(|(plan, _)| plan.outage()).is_some());
         if let Some(death) = &facts.server_died {
             report.problems.push(format!(
-                "the embedded server died during the run ({death}): the failures after \
-                 its death are its, not the stage's"
+                "the embedded server died during the run: {death}; the failures after its \
+                 death are its, not the stage's"
             ));
         }
         if report.reached_no_server() {
             // Failing fast against nothing is not efficiency (see `rates`).
             report.efficiency = None;
             report.problems.push(format!(
-                "no item reached a working SLOW/1 server ({}): is one listening there, \
-                 and is it a slow-server?",
+                "no item reached a working SLOW/1 server ({}): check that a slow-server \
+                 listens there, and has room for this run",
                 kinds(&report.errors)
             ));
         }
@@ -391,6 +399,9 @@ impl Report {
             problems: Vec::new(),
             stage_stats: facts.stage_stats.clone(),
             external_server: facts.external_server,
+            outage_ms: facts
+                .outage
+                .map(|(from, to)| [from.as_secs_f64() * 1e3, to.as_secs_f64() * 1e3]),
         }
     }
 

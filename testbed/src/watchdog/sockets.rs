@@ -5,15 +5,17 @@
 //! ask it (that would be one more thing every stage must implement). The
 //! kernel knows: `/proc/net/tcp` lists every TCP socket with its peer and
 //! state, `/proc/self/fd` says which of them are this process's, and
-//! `getsockopt(TCP_INFO)` on one of them says how long ago data last went
-//! out and came in. A connection that has sent, and sent after it last
-//! received, is waiting for a reply (or for the rest of one).
+//! `getsockopt(TCP_INFO)` on one of them says how many data segments went
+//! out and came in, and how long ago data last went out and came in.
 //!
-//! The kernel keeps those times in jiffies (1 to 10 ms), so a request
-//! written in the same jiffy as the reply before it (or as the handshake)
-//! shows the same age for both; that case counts as waiting. The price is
-//! an idle connection whose last request and reply both fit in one jiffy
-//! (a zero-latency server) counted as waiting too.
+//! A connection is waiting for a reply when it sent more segments than it
+//! received: a SLOW/1 request and its reply are a line each, and every
+//! stage writes a line in one go, with Nagle's algorithm off, so each is
+//! one segment. The counts are exact where the times are not (the kernel
+//! keeps those in jiffies, 1 to 10 ms, so a request and its quick reply
+//! often look simultaneous). A trickled reply arrives in several segments
+//! and leaves the counts uneven for good; so a connection that sent
+//! strictly after it last received counts as waiting too.
 //!
 //! Linux only, and best effort: the stage's threads open and close sockets
 //! while this reads, so a descriptor may be gone, or reused by another
@@ -129,12 +131,14 @@ fn proc_address(addr: SocketAddr) -> String {
     format!("{hex}:{:04X}", addr.port())
 }
 
-/// How long ago the connection on `fd` last sent, if it has sent, and not
-/// before it last received.
+/// How long ago the connection on `fd` last sent, if it waits for a reply
+/// (see the module docs).
 fn waiting_since(fd: RawFd) -> Option<Duration> {
     let info = tcp_info(fd)?;
     let sent = info.tcpi_data_segs_out > 0;
-    (sent && info.tcpi_last_data_sent <= info.tcpi_last_data_recv)
+    let unanswered = info.tcpi_data_segs_out > info.tcpi_data_segs_in;
+    let since_reply = info.tcpi_last_data_sent < info.tcpi_last_data_recv;
+    (sent && (unanswered || since_reply))
         .then(|| Duration::from_millis(u64::from(info.tcpi_last_data_sent)))
 }
 
@@ -194,15 +198,18 @@ mod tests {
         let waiting = connections_to(server).expect("Linux has /proc");
         assert_eq!((waiting.open, waiting.waiting), (1, 1));
         assert!(waiting.oldest.is_some());
-        // Answered, a jiffy or more after the request: not waiting any
-        // more. (The server's own end is not ours to count: its peer is the
-        // client's port, not the server's.)
-        std::thread::sleep(Duration::from_millis(25));
+        // Answered, however soon: not waiting any more. (The server's own
+        // end is not ours to count: its peer is the client's port, not the
+        // server's.)
         accepted.write_all(b"200 0\n")?;
         let mut reply = [0u8; 6];
         std::io::Read::read_exact(&mut client, &mut reply)?;
         let answered = connections_to(server).expect("Linux has /proc");
         assert_eq!((answered.open, answered.waiting), (1, 0));
+        // The next request, at once: waiting again.
+        client.write_all(b"GET 2 b\n")?;
+        let again = connections_to(server).expect("Linux has /proc");
+        assert_eq!((again.open, again.waiting), (1, 1));
         Ok(())
     }
 }
