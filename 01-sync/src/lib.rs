@@ -45,6 +45,11 @@ impl Stage for Blocking {
         "sync".into()
     }
 
+    /// One connection, whatever `--conns` says.
+    fn connections(&self, _conns: usize) -> usize {
+        1
+    }
+
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
         // ANCHOR: run
         let mut store = scenario.open_store()?;

@@ -22,8 +22,8 @@ pub const CRASH_FORMS: &str =
 
 /// Worker `worker` raises `SIGKILL` on itself after recording `after`
 /// outcomes. If its partition has `after` items or fewer, it finishes
-/// normally; if there is no such worker (fewer items than workers), nothing
-/// happens.
+/// normally. A plan for a worker the run does not fork (`K` at or beyond
+/// `--conns`, or `--items`) is refused by the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CrashPlan {
     /// Which worker dies.

@@ -10,7 +10,9 @@
 //!    connection and runs stage 1's request over its partition
 //!    ([`worker::work`], [`processes`]);
 //! 3. `waitpid` for every child, and report any that did not finish, with
-//!    the items it left without an outcome ([`unfinished`]).
+//!    the items it left without an outcome ([`unfinished`]); stop them all
+//!    if this process is told to stop, and say so if they go quiet
+//!    ([`supervise`]); and make sure none outlives this process.
 //!
 //! Throughput grows N-fold, and so does the bill: N TCP connections is what
 //! we wanted, but also N *database* connections (`db_connections` in the
@@ -24,8 +26,9 @@
 //! # Layout
 //!
 //! Read [`partition`], then [`worker`] (the source article's `work()`), then
-//! [`processes`] (fork, `_exit`, `waitpid`, and the fork-safety rules), then
-//! [`threads`] for comparison. [`crash`] and [`unfinished`] are how a dead
+//! [`processes`] (fork, `_exit`, `waitpid`, and the fork-safety rules),
+//! [`supervise`] (the parent while they run), then [`threads`] for
+//! comparison. [`crash`] and [`unfinished`] are how a dead
 //! child is made on purpose and how its items are found.
 //!
 //! The only `unsafe` in this crate is the `fork` call and the child's
@@ -36,6 +39,7 @@
 pub mod crash;
 #[allow(unsafe_code)]
 pub mod processes;
+pub mod supervise;
 pub mod threads;
 pub mod unfinished;
 pub mod worker;
@@ -103,6 +107,17 @@ impl Stage for Forked {
 
     fn forks(&self) -> bool {
         matches!(self.workers, Workers::Processes { .. })
+    }
+
+    /// Processes: each child has its own connection and its own limit, so
+    /// the parent holds none. Threads: each worker holds its socket and a
+    /// SQLite connection to a file (the file, its write-ahead log and its
+    /// shared memory), all in this process.
+    fn descriptors_per_conn(&self) -> u64 {
+        match self.workers {
+            Workers::Processes { .. } => 0,
+            Workers::Threads => 4,
+        }
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

@@ -28,12 +28,14 @@ struct Args {
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
+    // The workers forked: one per item at most (see `Forked::run`).
+    let workers = args.settings.conns.min(args.settings.items);
     if let Some(plan) = args.crash_worker
-        && plan.worker.index() >= args.settings.conns
+        && plan.worker.index() >= workers
     {
         return usage_error(&format!(
-            "--crash-worker {plan}: there are only {} workers, numbered from 0",
-            args.settings.conns
+            "--crash-worker {plan}: this run forks {workers} worker processes (the smaller of \
+             --conns and --items), numbered from 0"
         ));
     }
     let workers = if args.threads {

@@ -35,23 +35,32 @@
 //! 4. **Every child is waited for**, by pid, so none is left a zombie and
 //!    none of them can be confused with the forked server, which is a child
 //!    of this process too.
+//! 5. **No child outlives the parent.** Each asks the kernel to send it
+//!    SIGKILL when its parent dies (`PR_SET_PDEATHSIG`), however the
+//!    parent dies, then checks that the parent has not died already,
+//!    before the request: a child whose parent is gone has been adopted by
+//!    another process, and `getppid` says so. A parent told to stop
+//!    (SIGINT, SIGTERM) stops its workers itself ([`crate::supervise`]).
 //!
-//! Not here: what a child does ([`crate::worker`]); the items a dead child
-//! left behind ([`crate::unfinished`]).
+//! Not here: what a child does ([`crate::worker`]); waiting for the
+//! children, and stopping them ([`crate::supervise`]); the items a dead
+//! child left behind ([`crate::unfinished`]).
 
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 
 use nix::errno::Errno;
+use nix::sys::prctl::set_pdeathsig;
 use nix::sys::signal::{Signal, raise};
 use nix::sys::wait::{WaitStatus, waitpid};
-use nix::unistd::{ForkResult, Pid, fork};
+use nix::unistd::{ForkResult, Pid, fork, getpid, getppid};
 use testbed::forked::{close_inherited, thread_count};
 use testbed::stage::{RunStats, Scenario, StageError};
 use testbed::workload::Item;
 
 use crate::crash::CrashPlan;
 use crate::partition::partition;
+use crate::supervise::{Watched, supervise, unblock_in_child};
 use crate::unfinished::{Unfinished, notes};
 use crate::worker::{WorkerId, work};
 
@@ -65,6 +74,10 @@ pub const EXIT_STORE_FAILED: i32 = 1;
 /// Exit code of a child that panicked (a bug: it never should).
 pub const EXIT_PANICKED: i32 = 2;
 
+/// Exit code of a child whose parent died before the child could ask to
+/// die with it: it does nothing, and records nothing.
+pub const EXIT_ORPHANED: i32 = 3;
+
 /// A forked worker that has not been waited for yet.
 #[derive(Debug, Clone, Copy)]
 pub struct Child {
@@ -76,11 +89,19 @@ pub struct Child {
 
 /// Runs the scenario in `workers` child processes and waits for all of
 /// them. `crash` makes one of them die on purpose (see [`CrashPlan`]).
+///
+/// A SIGINT or SIGTERM while they run stops them all; the signal is then
+/// raised again, for whoever runs this stage to act on (the harness
+/// reports what was recorded), once this function has restored the
+/// signal mask it found.
 pub fn run(
     scenario: &Scenario,
     workers: usize,
     crash: Option<CrashPlan>,
 ) -> Result<RunStats, StageError> {
+    // Before the first fork: a signal that came between two forks would
+    // otherwise kill this process with the children running.
+    let watched = Watched::block()?;
     // ANCHOR: run
     let partitions = partition(scenario.items.iter(), workers);
     let mut children = Vec::with_capacity(workers);
@@ -95,14 +116,18 @@ pub fn run(
                 for child in &children {
                     let _ = wait_for(child.pid);
                 }
-                return Err(error.into());
+                return Err(io::Error::new(
+                    error.kind(),
+                    format!("could not fork {worker} of {workers}: {error}"),
+                )
+                .into());
             }
         }
     }
+    let ended = supervise(scenario, &children, &watched)?;
     let mut exits = Vec::with_capacity(workers);
     let mut unfinished = Vec::new();
-    for child in &children {
-        let status = wait_for(child.pid)?;
+    for (child, &status) in children.iter().zip(&ended.statuses) {
         if status != WaitStatus::Exited(child.pid, EXIT_DONE) {
             unfinished.push(Unfinished {
                 worker: child.worker,
@@ -118,6 +143,12 @@ pub fn run(
     }
     stats.figure("workers", "processes");
     stats.figure("exit_status", exits);
+    if let Some(signal) = ended.interrupted {
+        // Blocked, so it only becomes pending: for the harness to find, or
+        // delivered when `watched` restores a mask that did not block it.
+        let _ = raise(signal);
+    }
+    drop(watched);
     Ok(stats)
 }
 
@@ -143,6 +174,8 @@ pub fn spawn_worker(
              holds at fork time stays locked forever in the child"
         )));
     }
+    // Taken before the fork: in the child, `getppid` is compared with it.
+    let parent = getpid();
     // SAFETY: in a multi-threaded process the child of `fork` may only call
     // async-signal-safe functions until it execs, because locks held by the
     // threads that were not copied stay held. We checked just above that
@@ -152,7 +185,7 @@ pub fn spawn_worker(
     // this function (`child_main` ends in `_exit`), so it never runs the
     // parent's code or destructors.
     match unsafe { fork() }? {
-        ForkResult::Child => child_main(scenario, worker, items, crash_after),
+        ForkResult::Child => child_main(scenario, worker, items, crash_after, parent),
         ForkResult::Parent { child } => Ok(child),
     }
 }
@@ -165,7 +198,17 @@ fn child_main(
     worker: WorkerId,
     items: &[&Item],
     crash_after: Option<usize>,
+    parent: Pid,
 ) -> ! {
+    // Die with the parent, whatever kills it. The request only covers a
+    // death after it; a parent that died in between has already left this
+    // child to another process, which `getppid` shows.
+    if set_pdeathsig(Signal::SIGKILL).is_err() || getppid() != parent {
+        exit(EXIT_ORPHANED)
+    }
+    // The parent blocked these to handle them itself; here they must end
+    // the process, from a Ctrl-C to the group or the parent's SIGTERM.
+    unblock_in_child();
     // A panic message would go to the parent's stderr; the exit code says
     // it instead.
     panic::set_hook(Box::new(|_| {}));
@@ -185,11 +228,15 @@ fn child_main(
             }
         })
     }));
-    let code = match outcome {
+    exit(match outcome {
         Ok(Ok(())) => EXIT_DONE,
         Ok(Err(_)) => EXIT_STORE_FAILED,
         Err(_) => EXIT_PANICKED,
-    };
+    })
+}
+
+/// Ends a child at once with `code`.
+fn exit(code: i32) -> ! {
     // SAFETY: `_exit` has no preconditions; it is `unsafe` only because
     // every foreign function is. It is `_exit`, not `exit` or a return from
     // `main`, on purpose: no `atexit` handlers, no destructors of the
@@ -220,6 +267,7 @@ pub fn describe(status: WaitStatus) -> String {
                 EXIT_DONE => "",
                 EXIT_STORE_FAILED => " (its results database failed)",
                 EXIT_PANICKED => " (it panicked)",
+                EXIT_ORPHANED => " (its parent died before it started)",
                 _ => " (an exit code this stage never uses)",
             };
             format!("exited {code}{meaning}")

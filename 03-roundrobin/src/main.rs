@@ -21,7 +21,7 @@ struct Args {
     dispatch: Option<Dispatch>,
 
     /// How the last requests are finished: round-robin, or in-order (the
-    /// seed's: each wrapper to its end, one after another).
+    /// source article's: each wrapper to its end, one after another).
     #[arg(long, default_value = "round-robin", value_parser = parse_drain)]
     drain: Drain,
 

@@ -159,7 +159,7 @@ impl VirtualFleet {
     fn due_from_now(&self, id: ItemId, phase: Phase) -> Duration {
         let model = &self.model;
         match model.faults.decide(model.seed, id, phase) {
-            Some(testbed::faults::Fault::Hang) => NEVER,
+            Some(fault) if fault.needs_read_timeout() => NEVER,
             _ => self.clock + model.latency.sample(model.seed, id, phase),
         }
     }
@@ -292,7 +292,7 @@ mod tests {
     fn the_seeds_drain_costs_one_reply_per_wrapper() {
         // Exactly one wave: every wrapper is at its first phase when the
         // drain begins. Round-robin sends every BODY in its first turn; the
-        // seed's drain sends wrapper k's BODY after wrapper k-1's answer.
+        // source article's drain sends wrapper k's BODY after wrapper k-1's answer.
         let work = items(10, 1);
         let clock = |drain| {
             model("10ms", Phases::Two)

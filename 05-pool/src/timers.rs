@@ -11,7 +11,7 @@
 //! Most deadlines never fire: a reply arrives, the timer must go. So the
 //! queue needs three operations to be cheap: insert, take the minimum, and
 //! remove any entry. The classic answer is a binary heap whose entries know
-//! their own index (the Ruby seed's `bheap_idx`); chapter 6 builds that one
+//! their own index (the Ruby source article's `bheap_idx`); chapter 6 builds that one
 //! by hand (`06-scheduler/src/heap.rs`), along with the bug its source article has.
 //! Here the standard library already has a structure with all three
 //! operations in O(log n): an ordered map, [`BTreeMap`], keyed by

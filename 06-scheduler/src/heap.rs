@@ -47,7 +47,7 @@ pub struct TimerHeap<T> {
     /// the children of `heap[i]` are `heap[2i + 1]` and `heap[2i + 2]`.
     heap: Vec<u32>,
     /// The entries, by slot. A slot's `pos` is its index in `heap` (the
-    /// seed's `bheap_idx`).
+    /// source article's `bheap_idx`).
     slots: Vec<Slot<T>>,
     /// Slots whose entry is gone, for reuse.
     free: Vec<u32>,

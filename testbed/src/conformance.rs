@@ -5,6 +5,13 @@
 //! the right one: nothing lost, nothing wrong, and every failure the one the
 //! server forced (`errors == expected_errors`). A stage that fails this is
 //! not "a bit slow", it is losing or inventing data.
+//!
+//! The faults are every kind the server has, `reset` among them (an error
+//! from `read` where `drop` gives end-of-file), and `hang` and `blackhole`
+//! when the stage has a read timeout; then a heavy-tailed latency
+//! (`pareto`), and an outage window, whose failures no plan predicts: there
+//! the check is that nothing is lost or invented, and that every failure is
+//! one an outage causes ([`assert_outage_conforms`]).
 
 use std::time::Duration;
 
@@ -12,6 +19,8 @@ use crate::cli::Settings;
 use crate::faults::FaultPlan;
 use crate::harness::{Execution, execute};
 use crate::latency::LatencyModel;
+use crate::outage::Outage;
+use crate::outcome::ErrorKind;
 use crate::protocol::Phases;
 use crate::stage::Stage;
 
@@ -37,6 +46,7 @@ pub fn assert_run_conforms(stage: &dyn Stage, settings: &Settings) -> Execution 
     let context = || format!("{} with {settings:?}:\n{report}", stage.name());
     assert_eq!(report.lost, 0, "lost items: {}", context());
     assert_eq!(report.wrong, 0, "wrong rows: {}", context());
+    assert!(report.problems.is_empty(), "problems: {}", context());
     assert_eq!(report.ok + report.failed, report.items, "{}", context());
     if let Some(expected) = &report.expected_errors {
         assert_eq!(
@@ -49,15 +59,49 @@ pub fn assert_run_conforms(stage: &dyn Stage, settings: &Settings) -> Execution 
     execution
 }
 
+/// The failures an outage can cause: a connect refused, a connection reset,
+/// and what a client with a pool or a timer makes of them.
+pub const OUTAGE_KINDS: [ErrorKind; 4] = [
+    ErrorKind::Refused,
+    ErrorKind::Closed,
+    ErrorKind::Timeout,
+    ErrorKind::PoolTimeout,
+];
+
+/// Runs `stage` through an outage window and panics, with the report,
+/// unless nothing was lost or wrong, the run had no problem, and every
+/// failure is one an outage causes ([`OUTAGE_KINDS`]).
+#[track_caller]
+pub fn assert_outage_conforms(stage: &dyn Stage, settings: &Settings) -> Execution {
+    let execution = match execute(stage, settings) {
+        Ok(execution) => execution,
+        Err(error) => panic!("{} could not run {settings:?}: {error}", stage.name()),
+    };
+    let report = &execution.report;
+    let context = || format!("{} with {settings:?}:\n{report}", stage.name());
+    assert_eq!(report.lost, 0, "lost items: {}", context());
+    assert_eq!(report.wrong, 0, "wrong rows: {}", context());
+    assert!(report.problems.is_empty(), "problems: {}", context());
+    for kind in report.errors.keys() {
+        assert!(
+            OUTAGE_KINDS.iter().any(|k| k.as_str() == kind),
+            "a failure no outage causes ({kind}): {}",
+            context()
+        );
+    }
+    execution
+}
+
 /// The standard battery: both request shapes, no faults and every fault a
-/// client can see without a read timeout (plus `hang` when the stage
-/// supports one), over three seeds.
+/// client can see without a read timeout (plus `hang` and `blackhole` when
+/// the stage supports one), over three seeds; a heavy-tailed latency; an
+/// outage.
 #[track_caller]
 pub fn assert_conforms(stage: &dyn Stage) {
-    let mut faults = "nak=0.1,ko=0.1,drop=0.05,garbage=0.05,trickle=0.1".to_owned();
+    let mut faults = "nak=0.1,ko=0.1,drop=0.05,garbage=0.05,trickle=0.1,reset=0.05".to_owned();
     let mut read_timeout = None;
     if stage.supports_read_timeout() {
-        faults.push_str(",hang=0.05");
+        faults.push_str(",hang=0.05,blackhole=0.05");
         read_timeout = Some(Duration::from_millis(100));
     }
     let faults: FaultPlan = faults.parse().expect("the battery's fault spec is valid");
@@ -81,5 +125,34 @@ pub fn assert_conforms(stage: &dyn Stage) {
             };
             assert_run_conforms(stage, &faulty);
         }
+        // At least 500 us, one line in a thousand 100 times that: no read
+        // timeout, so every item must succeed, however long its tail.
+        let heavy = Settings {
+            phases,
+            latency: LatencyModel::Pareto {
+                scale: Duration::from_micros(500),
+                shape: 1.5,
+            },
+            ..quick_settings()
+        };
+        let execution = assert_run_conforms(stage, &heavy);
+        assert_eq!(
+            execution.report.ok, execution.report.items,
+            "pareto, all ok"
+        );
+        // Down from 20 ms to 50 ms after the server starts, in a run of
+        // about 100 ms: before, during and after.
+        let outage = Settings {
+            phases,
+            items: 100,
+            latency: LatencyModel::Fixed(Duration::from_millis(2)),
+            outage: Some(Outage {
+                start: Duration::from_millis(20),
+                length: Duration::from_millis(30),
+            }),
+            read_timeout,
+            ..quick_settings()
+        };
+        assert_outage_conforms(stage, &outage);
     }
 }

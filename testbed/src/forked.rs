@@ -5,8 +5,7 @@
 //! scheduler's view of "this process". For runs of many thousands of
 //! connections the server needs a process of its own. [`ForkedServer`] is
 //! that, without a separate binary to find and launch: it is the
-//! `fork_task_server` pattern of Perl's AnyEvent::Task (shared/seeds/
-//! anyevent-task.en.txt):
+//! `fork_task_server` pattern of Perl's AnyEvent::Task:
 //!
 //! 1. the parent binds the listening socket *before* forking, so it knows
 //!    the address and clients can connect as soon as `start` returns (the
@@ -43,7 +42,7 @@ use nix::errno::Errno;
 use nix::sys::wait::{WaitStatus, waitpid};
 use nix::unistd::{ForkResult, Pid, fork};
 
-use crate::server::{ServerConfig, ServerStats, SlowServer, bind_listener};
+use crate::server::{ServerConfig, ServerStats, SlowServer, bind_listener_for};
 
 /// Where Linux lists the threads of the calling process, one entry each.
 const TASK_DIR: &str = "/proc/self/task";
@@ -110,7 +109,7 @@ impl ForkedServer {
                  locked in the child"
             )));
         }
-        let listener = bind_listener(addr)?;
+        let listener = bind_listener_for(addr, &config)?;
         let addr = listener.local_addr()?;
         // std's pipes are close-on-exec, so a program the parent runs later
         // cannot inherit the keep-alive pipe and keep the server alive.
@@ -182,9 +181,17 @@ impl ForkedServer {
         };
         let status = self.reap()?;
         read?;
-        if status != WaitStatus::Exited(self.pid, 0) {
+        let how = match status {
+            WaitStatus::Exited(_, 0) => None,
+            WaitStatus::Exited(_, EXIT_FAILED) => Some("exited 1 (it failed)".to_owned()),
+            WaitStatus::Exited(_, EXIT_PANICKED) => Some("exited 2 (it panicked)".to_owned()),
+            WaitStatus::Exited(_, code) => Some(format!("exited {code}")),
+            WaitStatus::Signaled(_, signal, _) => Some(format!("was killed by {signal}")),
+            other => Some(format!("{other:?}")),
+        };
+        if let Some(how) = how {
             return Err(io::Error::other(format!(
-                "forked server (pid {}) ended with {status:?}",
+                "the forked server (pid {}) {how}",
                 self.pid
             )));
         }

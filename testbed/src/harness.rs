@@ -4,32 +4,47 @@
 //! stage, call [`main`]. Tests and the bench call [`execute`] and get the
 //! [`Report`] back instead of printed output. Both go through the same steps:
 //!
-//! 1. check the settings make sense for this stage (a `hang` fault with no
-//!    read timeout would wait forever, so it is refused up front);
+//! 1. check the settings make sense for this stage, and lock `--db`
+//!    (`harness/preflight.rs`: a `hang` fault with no read timeout would
+//!    wait forever, more connections than descriptors would hang, a second
+//!    run on one database would mix their results);
 //! 2. start the embedded slow server: threads in this process, or its own
 //!    process when the stage forks (a forking process must stay
-//!    single-threaded), or none with `--server`;
+//!    single-threaded), or none with `--server` (`harness/embedded.rs`);
 //! 3. create the results database (in memory, or a file);
-//! 4. run the stage, timing it;
+//! 4. run the stage, timing it, with the stall watchdog watching (a stage
+//!    in this process: [`crate::watchdog`]) and, in a binary, SIGINT and
+//!    SIGTERM turned into an account of what was recorded
+//!    ([`crate::interrupt`]);
 //! 5. stop the server and read its statistics (the *applied* service time
-//!    for Little's law, the peak of connections);
+//!    for Little's law, the peak of connections), or learn that it died;
 //! 6. verify the database and build the report.
+
+mod embedded;
+mod preflight;
 
 use std::io;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
+use nix::sys::signal::Signal;
+
 use crate::cli::{Settings, print, usage_error};
-use crate::forked::ForkedServer;
-use crate::limits::raise_fd_limit;
+use crate::duration::format_duration;
+use crate::interrupt::{RunRecord, Signals, exit_status};
 use crate::progress::Progress;
 use crate::report::{Report, RunFacts};
-use crate::server::{ServerConfig, ServerStats, SlowServer};
+use crate::server::{ServerConfig, ServerStats};
 use crate::stage::{Scenario, Stage, StageError};
 use crate::store::{DbTarget, Row, Store, StoreError};
 use crate::timeline;
+use crate::watchdog::{Monitor, Watch};
 use crate::workload;
+
+use embedded::{EmbeddedServer, ServerEnd};
+pub use preflight::DEFAULT_EXTERNAL_READ_TIMEOUT;
 
 /// Why a run produced no report.
 #[derive(Debug, thiserror::Error)]
@@ -49,6 +64,14 @@ pub enum HarnessError {
     /// No temporary file could be made for the results database.
     #[error("could not create a temporary results database: {0}")]
     Scratch(io::Error),
+    /// SIGINT or SIGTERM stopped the run; `account` says what it recorded.
+    #[error("interrupted by {signal}")]
+    Interrupted {
+        /// The signal.
+        signal: Signal,
+        /// What was recorded, and the report of it.
+        account: String,
+    },
 }
 
 /// A finished run: its report, and the rows it was built from.
@@ -72,9 +95,17 @@ impl Execution {
 /// The whole binary: runs the stage, prints the report (a table, or one
 /// JSON object with `--json`), writes the timeline if asked, and returns
 /// the exit status: 0 when nothing was lost or wrong, 1 when something was
-/// or the run could not finish, 2 for settings that cannot work.
+/// or the run could not finish, 2 for settings that cannot work, 128 plus
+/// the signal's number for a run stopped by SIGINT or SIGTERM (after an
+/// account of what it recorded, on stderr).
+///
+/// Call it before the program starts any thread: it blocks SIGINT and
+/// SIGTERM for every thread to come.
 pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
-    match execute(stage, settings) {
+    // Without the block the signals keep their default action: the run
+    // still ends, only silently.
+    let signals = Signals::block().ok().map(Arc::new);
+    match execute_with(stage, settings, signals) {
         Ok(execution) => {
             let report = &execution.report;
             let verdict = if report.is_sound() {
@@ -112,6 +143,10 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
             }
         }
         Err(HarnessError::Usage(message)) => usage_error(&message),
+        Err(HarnessError::Interrupted { signal, account }) => {
+            eprint!("{account}");
+            ExitCode::from(exit_status(signal))
+        }
         Err(error) => {
             eprintln!("error: {}: {error}", stage.name());
             ExitCode::FAILURE
@@ -133,21 +168,33 @@ fn command_line() -> String {
         .join(" ")
 }
 
-/// Runs the stage and returns its verified report, printing nothing.
+/// Runs the stage and returns its verified report, printing nothing but
+/// the watchdog's lines about a stalled run.
 pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, HarnessError> {
-    check(stage, settings)?;
-    // An embedded server and its client share one descriptor limit; the
-    // soft limit (often 1,024) is far below what thousands of connections
-    // need, and raising it to the hard limit needs no privilege.
-    let _ = raise_fd_limit();
+    execute_with(stage, settings, None)
+}
+
+/// [`execute`], taking SIGINT and SIGTERM from `signals` when given.
+fn execute_with(
+    stage: &dyn Stage,
+    settings: &Settings,
+    signals: Option<Arc<Signals>>,
+) -> Result<Execution, HarnessError> {
+    // Declared first so that it is dropped last: the lock's descriptor
+    // must outlive every SQLite connection this process has to the file
+    // (see `store/lock.rs`).
+    let preflight = preflight::check(stage, settings)?;
 
     let config = ServerConfig {
         latency: settings.latency,
-        faults: settings.faults,
+        faults: settings.faults.with_outage(settings.outage),
         seed: settings.seed,
         max_conns: None,
     };
-    let mut server = EmbeddedServer::start(stage, settings, config)?;
+    // The outage window counts from the server's start; the timeline draws
+    // it from the run's epoch, a few milliseconds later.
+    let server_started = Instant::now();
+    let server = EmbeddedServer::start(stage, settings, config)?;
 
     // A stage that records from several connections needs a file; without
     // `--db` it gets a temporary one, removed when `_scratch` drops.
@@ -163,6 +210,13 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         None => DbTarget::memory(),
     };
     let creator = Store::create(&target, Instant::now())?;
+    let mut notes = preflight.notes;
+    if let (Some(previous), Some(path)) = (creator.replaced(), target.path()) {
+        notes.push(format!(
+            "{} held the results of {previous}: this run replaced them",
+            path.display()
+        ));
+    }
     // An in-memory database lives while a connection is open, so keep this
     // one. A file does not need it, and a forking stage must not carry an
     // open SQLite connection across fork(): close it.
@@ -186,16 +240,56 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         conns: settings.conns,
         phases: settings.phases,
         server: server.addr(),
-        read_timeout: settings.read_timeout,
+        read_timeout: preflight.read_timeout,
         connect_timeout: settings.connect_timeout,
         db: target.clone(),
         epoch: Instant::now(),
         progress: progress.clone(),
+        stall_after: settings.stall_after,
+    };
+    let record = RunRecord {
+        stage: stage.name(),
+        settings: settings.clone(),
+        target: target.clone(),
+        epoch: scenario.epoch,
+        scratch: _scratch.as_ref().map(|dir| dir.path().to_owned()),
+    };
+    // A forking stage stays single-threaded: it watches, and takes the
+    // signals, itself.
+    let mut monitor = if stage.forks() {
+        None
+    } else {
+        let watch = Watch {
+            stage: stage.name(),
+            items: settings.items as u64,
+            server: server.addr(),
+            read_timeout: preflight.read_timeout,
+            supports_read_timeout: stage.supports_read_timeout(),
+            progress: progress.clone(),
+            stall_after: settings.stall_after,
+        };
+        let interrupt = signals.clone().map(|signals| (signals, record.clone()));
+        // Without its thread the run is only unwatched, not wrong.
+        Monitor::start(watch, interrupt).ok()
     };
     let outcome = stage.run(&scenario);
     let elapsed = scenario.epoch.elapsed();
+    if let Some(monitor) = &mut monitor {
+        monitor.stop();
+    }
     progress.finish();
-    let server_stats = server.finish();
+    // A forking stage that saw SIGINT or SIGTERM stopped its children and
+    // left the signal pending for this.
+    if let Some(signal) = signals.as_ref().and_then(|signals| signals.take()) {
+        drop(server.finish());
+        let account = record.interrupted(signal);
+        return Err(HarnessError::Interrupted { signal, account });
+    }
+    let (server_stats, server_died) = match server.finish() {
+        ServerEnd::Stopped(stats) => (Some(stats), None),
+        ServerEnd::Died(how) => (None, Some(how)),
+        ServerEnd::External => (None, None),
+    };
     let stats = outcome?;
 
     let reader = match keeper {
@@ -203,94 +297,69 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         None => Store::open(&target, scenario.epoch)?,
     };
     let rows = reader.rows()?;
+    notes.extend(stats.notes().iter().cloned());
+    if let Some(server_stats) = &server_stats {
+        notes.extend(server_notes(server_stats, &config));
+    }
     let mean_service = server_stats
         .as_ref()
         .and_then(ServerStats::mean_service_time)
         .unwrap_or_else(|| settings.latency.mean());
+    // With a dead server the faults it injected are not known: it may have
+    // died before injecting them.
+    let known = server_stats.is_some();
     let facts = RunFacts {
-        stage: stage.name(),
         concurrency: stats.concurrency(),
-        phases: settings.phases,
         elapsed,
         mean_service,
         served_lines: server_stats.as_ref().map(|s| s.service.count),
-        faults: server_stats
-            .as_ref()
-            .map(|_| (settings.faults, settings.seed)),
+        faults: known.then_some((config.faults, settings.seed)),
         server_peak_conns: server_stats.as_ref().map(|s| s.peak_conns),
         server_accepted: server_stats.as_ref().map(|s| s.accepted),
         db_connections: reader.db_connections()?,
-        notes: stats.notes().to_vec(),
+        notes,
         stage_stats: stats
             .figures()
             .iter()
             .map(|(key, value)| ((*key).to_owned(), value.clone()))
             .collect(),
+        external_server: settings.server.is_some(),
+        server_died,
+        outage: config.faults.outage().map(|outage| {
+            let lead = scenario.epoch.saturating_duration_since(server_started);
+            (
+                outage.start.saturating_sub(lead),
+                outage.end().saturating_sub(lead),
+            )
+        }),
+        ..RunFacts::new(stage.name(), settings.phases)
     };
     let report = Report::build(&scenario.items, &rows, facts);
+    drop(reader);
+    drop(preflight.lock);
     Ok(Execution { report, rows })
 }
 
-/// Refuses settings that cannot work, before anything starts.
-fn check(stage: &dyn Stage, settings: &Settings) -> Result<(), HarnessError> {
-    let hangs = settings.faults.rate(crate::faults::Fault::Hang) > 0.0;
-    if settings.read_timeout.is_some() && !stage.supports_read_timeout() {
-        return Err(HarnessError::Usage(format!(
-            "{} has no read timeout (adding one is what 05-pool is about); drop --read-timeout",
-            stage.name()
-        )));
+/// What the embedded server's statistics tell a reader of the report that
+/// the rows do not: it ran out of descriptors, it went through an outage.
+fn server_notes(stats: &ServerStats, config: &ServerConfig) -> Vec<String> {
+    let mut notes = Vec::new();
+    if stats.out_of_descriptors > 0 {
+        notes.push(format!(
+            "the embedded server ran out of descriptors and turned {} connections away with \
+             `503 out of descriptors`: fewer --conns, or slow-server in its own process \
+             (--server)",
+            stats.out_of_descriptors
+        ));
     }
-    if hangs && settings.read_timeout.is_none() {
-        let hint = if stage.supports_read_timeout() {
-            "add --read-timeout (e.g. 100ms)"
-        } else {
-            "this stage has no read timeout: try 05-pool"
-        };
-        return Err(HarnessError::Usage(format!(
-            "--faults hang needs a read timeout, or a hung request waits forever: {hint}"
-        )));
+    if let Some(outage) = config.faults.outage() {
+        notes.push(format!(
+            "the server was down from {} to {} after it started (--outage {outage}): it \
+             refused connects and reset {} open connections",
+            format_duration(outage.start),
+            format_duration(outage.end()),
+            stats.reset_by_outage
+        ));
     }
-    Ok(())
-}
-
-/// The server a run talks to, however it was started.
-enum EmbeddedServer {
-    Threads(SlowServer),
-    Process(ForkedServer),
-    External(std::net::SocketAddr),
-}
-
-impl EmbeddedServer {
-    fn start(
-        stage: &dyn Stage,
-        settings: &Settings,
-        config: ServerConfig,
-    ) -> Result<EmbeddedServer, HarnessError> {
-        Ok(match settings.server {
-            Some(addr) => EmbeddedServer::External(addr),
-            None if stage.forks() => {
-                EmbeddedServer::Process(ForkedServer::start(config).map_err(HarnessError::Server)?)
-            }
-            None => {
-                EmbeddedServer::Threads(SlowServer::spawn(config).map_err(HarnessError::Server)?)
-            }
-        })
-    }
-
-    fn addr(&self) -> std::net::SocketAddr {
-        match self {
-            EmbeddedServer::Threads(server) => server.addr(),
-            EmbeddedServer::Process(server) => server.addr(),
-            EmbeddedServer::External(addr) => *addr,
-        }
-    }
-
-    /// Stops an embedded server and returns its statistics.
-    fn finish(&mut self) -> Option<ServerStats> {
-        match std::mem::replace(self, EmbeddedServer::External(self.addr())) {
-            EmbeddedServer::Threads(server) => Some(server.shutdown()),
-            EmbeddedServer::Process(server) => server.finish().ok(),
-            EmbeddedServer::External(_) => None,
-        }
-    }
+    notes
 }

@@ -13,7 +13,11 @@ use crate::duration::{format_duration, parse_duration};
 use crate::protocol::{ItemId, Phase};
 
 /// The forms `--latency` accepts, quoted in every error about it.
-pub const LATENCY_FORMS: &str = "10ms (fixed), uniform:1ms..20ms, exp:10ms (exponential with that mean), bimodal:0.1:100ms:5ms (10% take 100ms, the rest 5ms)";
+pub const LATENCY_FORMS: &str = "10ms (fixed), uniform:1ms..20ms, exp:10ms (exponential with that mean), bimodal:0.1:100ms:5ms (10% take 100ms, the rest 5ms), pareto:2ms:1.5 (at least 2ms, a heavy tail of shape 1.5, above 1)";
+
+/// The largest Pareto shape accepted: beyond it the tail is too thin to
+/// matter (at 100, one request in a million takes 15% over the minimum).
+const MAX_PARETO_SHAPE: f64 = 100.0;
 
 /// A distribution of service times.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,6 +43,19 @@ pub enum LatencyModel {
         /// Service time of the others.
         fast: Duration,
     },
+    /// Pareto (type I): at least `scale`, with a tail that falls off as a
+    /// power, `P(T > t) = (scale / t)^shape`. Real service times look like
+    /// this: most are near the minimum, a few are many times longer, and
+    /// the few dominate the mean. The smaller the shape, the heavier the
+    /// tail; at shape 1.5 one request in a thousand takes 100 times the
+    /// minimum, where an exponential with the same mean almost never does.
+    Pareto {
+        /// The shortest service time, and the distribution's scale.
+        scale: Duration,
+        /// The tail index, above 1 so that the mean is finite (Little's
+        /// law needs one).
+        shape: f64,
+    },
 }
 
 impl LatencyModel {
@@ -57,6 +74,13 @@ impl LatencyModel {
                     fast
                 }
             }
+            // Inverse-CDF sampling again: `1 - u` is in (0, 1], so the power
+            // is at least 1. It can be huge (2^53 at most, for a shape just
+            // above 1): saturate instead of letting `Duration` overflow.
+            LatencyModel::Pareto { scale, shape } => {
+                let factor = (1.0 - u).powf(-1.0 / shape);
+                Duration::try_from_secs_f64(scale.as_secs_f64() * factor).unwrap_or(Duration::MAX)
+            }
         }
     }
 
@@ -69,6 +93,7 @@ impl LatencyModel {
             LatencyModel::Bimodal { p_slow, slow, fast } => {
                 slow.mul_f64(p_slow) + fast.mul_f64(1.0 - p_slow)
             }
+            LatencyModel::Pareto { scale, shape } => scale.mul_f64(shape / (shape - 1.0)),
         }
     }
 }
@@ -118,6 +143,19 @@ impl FromStr for LatencyModel {
                     fast: duration(fast)?,
                 })
             }
+            ["pareto", scale, shape] => {
+                let shape: f64 = shape.parse().map_err(|_| bad())?;
+                // At shape 1 or below the mean is infinite, and so would be
+                // the ideal's service time; above 100 the tail is gone and
+                // the model is a fixed latency in disguise.
+                if !(shape > 1.0 && shape <= MAX_PARETO_SHAPE) {
+                    return Err(bad());
+                }
+                Ok(LatencyModel::Pareto {
+                    scale: duration(scale)?,
+                    shape,
+                })
+            }
             _ => Err(bad()),
         }
     }
@@ -134,6 +172,7 @@ impl fmt::Display for LatencyModel {
             LatencyModel::Bimodal { p_slow, slow, fast } => {
                 write!(f, "bimodal:{p_slow}:{}:{}", d(slow), d(fast))
             }
+            LatencyModel::Pareto { scale, shape } => write!(f, "pareto:{}:{shape}", d(scale)),
         }
     }
 }
@@ -176,6 +215,11 @@ mod tests {
             "uniform:9ms..2ms",
             "bimodal:2:1ms:1ms",
             "exp:",
+            "pareto:1ms:1",
+            "pareto:1ms:0.5",
+            "pareto:1ms:-2",
+            "pareto:1ms:NaN",
+            "pareto:1ms",
         ] {
             let error = bad.parse::<LatencyModel>().expect_err(bad).to_string();
             assert!(error.contains("uniform:1ms..20ms"), "{error}");
@@ -211,12 +255,42 @@ mod tests {
     }
 
     #[test]
+    fn pareto_has_its_floor_its_mean_and_its_tail() {
+        let model: LatencyModel = "pareto:2ms:1.5".parse().expect("valid spec");
+        let mean = model.mean().as_secs_f64();
+        assert!((mean - 0.006).abs() < 1e-9, "{mean}");
+        let n = 200_000;
+        let samples: Vec<Duration> = (0..n)
+            .map(|i| model.sample(3, ItemId(i), Phase::Get))
+            .collect();
+        assert!(samples.iter().all(|&s| s >= ms(2)));
+        // P(T > 100 x scale) = 100^-1.5 = 1/1000: about 200 of 200,000.
+        let tail = samples.iter().filter(|&&s| s > ms(200)).count();
+        assert!((120..300).contains(&tail), "{tail}");
+        // The same line always gets the same draw.
+        assert_eq!(
+            model.sample(3, ItemId(7), Phase::Body),
+            model.sample(3, ItemId(7), Phase::Body)
+        );
+        // The most extreme draw does not overflow.
+        let wild = LatencyModel::Pareto {
+            scale: Duration::from_secs(1 << 40),
+            shape: 1.0001,
+        };
+        assert!(
+            (0..1_000)
+                .all(|i| wild.sample(1, ItemId(i), Phase::Get) >= Duration::from_secs(1 << 40))
+        );
+    }
+
+    #[test]
     fn display_parses_back() {
         for spec in [
             "10ms",
             "uniform:1ms..20ms",
             "exp:2.5ms",
             "bimodal:0.1:100ms:5ms",
+            "pareto:2.0ms:1.5",
         ] {
             let model: LatencyModel = spec.parse().expect("valid spec");
             assert_eq!(model.to_string().parse(), Ok(model));

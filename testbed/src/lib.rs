@@ -9,14 +9,17 @@
 //!   ([`conn`]); what can go wrong with an item ([`outcome`]);
 //! - the simulated slow server ([`server`]), in this process or its own
 //!   ([`forked`]), its latency models ([`latency`]) and its deterministic
-//!   faults ([`faults`], drawn with [`dice`]), and the descriptor limit that
-//!   thousands of connections need ([`limits`]);
+//!   faults ([`faults`], drawn with [`dice`], and its [`outage`] window),
+//!   and the descriptor limit that thousands of connections need
+//!   ([`limits`]);
 //! - the work ([`workload`]), the results database ([`store`]), the report
 //!   that verifies it ([`report`]) and the picture of a run ([`timeline`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
-//!   harness that runs a stage end to end ([`harness`]), and for the stages'
-//!   tests the conformance check ([`conformance`]) and a way to run their
-//!   binaries with a deadline ([`testing`]);
+//!   harness that runs a stage end to end ([`harness`]), the watchdog that
+//!   speaks when a run stalls ([`watchdog`]) and the account of a run cut
+//!   short by a signal ([`interrupt`]), and for the stages' tests the
+//!   conformance check ([`conformance`]) and a way to run their binaries
+//!   with a deadline ([`testing`]);
 //! - whether a measurement had the machine to itself ([`machine`]).
 //!
 //! # Layout
@@ -37,9 +40,11 @@ pub mod faults;
 pub mod forked;
 pub mod framing;
 pub mod harness;
+pub mod interrupt;
 pub mod latency;
 pub mod limits;
 pub mod machine;
+pub mod outage;
 pub mod outcome;
 pub mod progress;
 pub mod protocol;
@@ -49,4 +54,5 @@ pub mod stage;
 pub mod store;
 pub mod testing;
 pub mod timeline;
+pub mod watchdog;
 pub mod workload;

@@ -13,12 +13,76 @@
 //! why a run of more connections than half the limit needs the server in
 //! its own process ([`crate::forked`], or the `slow-server` binary).
 //!
+//! So a run checks what it needs against the limit *before* it starts
+//! ([`DescriptorNeed::check`]): past it, an embedded server would back off
+//! on `EMFILE` while its clients wait for an accept that never comes, and
+//! a run of 600 connections under a limit of 1,024 would print nothing and
+//! never end.
+//!
 //! Not here: the system-wide limits (`fs.file-max`, `fs.nr_open`), which
 //! only an administrator can change.
 
 use std::io;
 
 use rlimit::Resource;
+
+/// Descriptors a run's process needs besides its connections: stdio, the
+/// results database (SQLite holds a file, its write-ahead log and its
+/// shared memory per connection), the server's listener and pipes, a
+/// poller. Counted generously: a run that fits with 64 to spare never
+/// meets `EMFILE` on its way.
+pub const SPARE_DESCRIPTORS: u64 = 64;
+
+/// What one process of a run will hold open at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DescriptorNeed {
+    /// The stage's connections (and what it keeps per connection).
+    pub client: u64,
+    /// The embedded server's ends of them, when it shares this process.
+    pub server: u64,
+}
+
+impl DescriptorNeed {
+    /// Everything, spare included.
+    pub fn total(&self) -> u64 {
+        self.client + self.server + SPARE_DESCRIPTORS
+    }
+
+    /// `Ok` if the need fits `limit` (the soft `RLIMIT_NOFILE`, already
+    /// raised as far as it goes); otherwise one line naming the need, the
+    /// limit and the ways out. `conns` is the connections asked for, and
+    /// `per_conn` what each costs here (client and server together), for
+    /// the largest `--conns` that fits.
+    pub fn check(&self, limit: u64, hard: u64, conns: u64, per_conn: u64) -> Result<(), String> {
+        if self.total() <= limit {
+            return Ok(());
+        }
+        let fits = limit.saturating_sub(SPARE_DESCRIPTORS) / per_conn.max(1);
+        let server = if self.server > 0 {
+            format!(", {} for the embedded server's ends", self.server)
+        } else {
+            String::new()
+        };
+        let hard = if hard == rlimit::INFINITY {
+            "unlimited".to_owned()
+        } else {
+            hard.to_string()
+        };
+        Err(format!(
+            "{conns} connections need about {} descriptors ({} for the connections{server}, \
+             {SPARE_DESCRIPTORS} spare), but this process may open {limit} (RLIMIT_NOFILE, hard \
+             limit {hard}): use --conns {fits} or fewer, or run slow-server in a process of its \
+             own and pass --server",
+            self.total(),
+            self.client
+        ))
+    }
+}
+
+/// The soft and hard `RLIMIT_NOFILE`.
+pub fn fd_limits() -> io::Result<(u64, u64)> {
+    Resource::NOFILE.get()
+}
 
 /// Where Linux publishes the largest value `RLIMIT_NOFILE` may take.
 const NR_OPEN: &str = "/proc/sys/fs/nr_open";
@@ -50,6 +114,26 @@ fn nr_open() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_need_beyond_the_limit_names_it_and_the_ways_out() {
+        // 600 connections with the server in the same process, under 1,024.
+        let need = DescriptorNeed {
+            client: 600,
+            server: 600,
+        };
+        assert_eq!(need.total(), 1_264);
+        let refusal = need.check(1_024, 1_024, 600, 2).expect_err("1,264 > 1,024");
+        for words in [
+            "1264 descriptors",
+            "may open 1024",
+            "--conns 480",
+            "--server",
+        ] {
+            assert!(refusal.contains(words), "{words}: {refusal}");
+        }
+        assert_eq!(need.check(1_264, 1_264, 600, 2), Ok(()));
+    }
 
     #[test]
     fn raising_reaches_the_hard_limit_and_is_idempotent() -> io::Result<()> {

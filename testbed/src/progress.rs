@@ -1,24 +1,31 @@
-//! A progress bar on stderr for long runs, and nothing at all otherwise.
+//! A count of recorded items, shared by the stage's stores and the stall
+//! watchdog ([`crate::watchdog`]), and a progress bar on stderr for long
+//! runs when stderr is a terminal.
 //!
-//! Shown only when stderr is a terminal, so `--json` output, pipes and test
+//! The bar is shown only on a terminal, so `--json` output, pipes and test
 //! logs stay clean. No background thread ticks it (indicatif redraws from
 //! [`Progress::inc`] itself, at most a few times a second): a stage that
-//! forks must not have a thread holding stderr's lock at fork time.
+//! forks must not have a thread holding stderr's lock at fork time. The
+//! count is kept either way.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// A handle that counts finished items. Cloning it shares the same bar.
+/// A handle that counts finished items. Cloning it shares the same count
+/// and the same bar.
 #[derive(Debug, Clone, Default)]
 pub struct Progress {
     bar: Option<ProgressBar>,
+    recorded: Arc<AtomicU64>,
 }
 
 impl Progress {
-    /// A progress handle that draws nothing.
+    /// A progress handle that draws nothing (and still counts).
     pub fn hidden() -> Progress {
-        Progress { bar: None }
+        Progress::default()
     }
 
     /// A bar for `total` items labelled `label`, if stderr is a terminal.
@@ -33,13 +40,31 @@ impl Progress {
                 .progress_chars("=> ");
         bar.set_style(style);
         bar.set_prefix(label.to_owned());
-        Progress { bar: Some(bar) }
+        Progress {
+            bar: Some(bar),
+            recorded: Arc::default(),
+        }
     }
 
     /// One more item finished.
     pub fn inc(&self) {
+        // Only ever compared with itself, by one reader: no ordering needed.
+        self.recorded.fetch_add(1, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
             bar.inc(1);
+        }
+    }
+
+    /// How many items have finished, through stores of this process.
+    pub fn recorded(&self) -> u64 {
+        self.recorded.load(Ordering::Relaxed)
+    }
+
+    /// Prints `line` on stderr without tearing the bar.
+    pub fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
         }
     }
 

@@ -25,23 +25,35 @@
 //! For the same reason efficiency counts only items the server worked on:
 //! a refused connect or a checkout that gave up cost it nothing, and a
 //! client failing fast against a server that is down is not "efficient".
+//!
+//! Besides lost and wrong rows, a run can fail as a whole, and the report
+//! says why in its `problems`: no item reached a working server (nothing
+//! listening, or something that does not speak SLOW/1), or the embedded
+//! server died during the run. A run with a problem is not
+//! [sound](Report::is_sound), and exits 1. Notes only inform: the errors
+//! differ from the faults the server injected (and by how much), a default
+//! the harness applied.
+//!
+//! `report/text.rs` is the table for people.
+
+#[cfg(test)]
+mod tests;
+mod text;
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::duration::format_duration;
 use crate::faults::FaultPlan;
 use crate::outcome::ErrorKind;
 use crate::protocol::{ItemId, Phases};
 use crate::store::Row;
 use crate::workload::Item;
 
-/// The report's JSON keys that are a stable contract (DESIGN.md, "Report
-/// JSON keys"): programs that read reports (the bench's race, tests) may
-/// rely on these; more keys may be added, none renamed.
+/// The report's JSON keys that are a stable contract: programs that read
+/// reports (the bench's race, tests) may rely on these; more keys may be
+/// added, none renamed.
 pub const CONTRACT_KEYS: [&str; 15] = [
     "stage",
     "items",
@@ -95,10 +107,42 @@ pub struct RunFacts {
     pub server_accepted: Option<u64>,
     /// Database connections that recorded outcomes.
     pub db_connections: u64,
-    /// The stage's notes.
+    /// The stage's notes, and the harness's.
     pub notes: Vec<String>,
     /// The stage's own figures.
     pub stage_stats: BTreeMap<String, serde_json::Value>,
+    /// The run talked to a server it did not start (`--server`).
+    pub external_server: bool,
+    /// How the embedded server ended, if it died during the run.
+    pub server_died: Option<String>,
+    /// When the embedded server was down (`--outage`), from the run's
+    /// epoch.
+    pub outage: Option<(Duration, Duration)>,
+}
+
+impl RunFacts {
+    /// The facts of a run of `stage` that know nothing yet: no concurrency,
+    /// no time, no server. The harness fills them in; tests set what they
+    /// check.
+    pub fn new(stage: impl Into<String>, phases: Phases) -> RunFacts {
+        RunFacts {
+            stage: stage.into(),
+            concurrency: 0,
+            phases,
+            elapsed: Duration::ZERO,
+            mean_service: Duration::ZERO,
+            served_lines: None,
+            faults: None,
+            server_peak_conns: None,
+            server_accepted: None,
+            db_connections: 0,
+            notes: Vec::new(),
+            stage_stats: BTreeMap::new(),
+            external_server: false,
+            server_died: None,
+            outage: None,
+        }
+    }
 }
 
 /// Latency percentiles, in milliseconds, over every stored item (from the
@@ -114,7 +158,7 @@ pub struct LatencyMs {
 }
 
 /// The verified outcome of a run. Its JSON keys are a stable contract
-/// (DESIGN.md, "Report JSON keys"); keys may be added, never renamed.
+/// ([`CONTRACT_KEYS`]); keys may be added, never renamed.
 /// It also deserialises, so a program can read back a report that a stage
 /// printed with `--json` in another process (the bench's race does).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -166,10 +210,21 @@ pub struct Report {
     pub lost_ids: Vec<u64>,
     /// Up to ten wrong rows, explained.
     pub wrong_rows: Vec<String>,
-    /// What the stage wants a reader to know.
+    /// What the stage and the harness want a reader to know.
     pub notes: Vec<String>,
+    /// Why the run failed as a whole, if it did: each one makes it unsound
+    /// (see the module docs).
+    #[serde(default)]
+    pub problems: Vec<String>,
     /// The stage's own figures.
     pub stage_stats: BTreeMap<String, serde_json::Value>,
+    /// The run talked to a server it did not start (`--server`).
+    #[serde(default)]
+    pub external_server: bool,
+    /// When the embedded server was down (`--outage`): from and to, in ms
+    /// since the run started. Timelines shade it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outage_ms: Option<[f64; 2]>,
 }
 
 impl Report {
@@ -211,7 +266,72 @@ impl Report {
         }
         report.latency_ms = percentiles(rows);
         report.rates(&facts);
+        report.note_drift(facts.faults.and_then(|(plan, _)| plan.outage()).is_some());
+        if let Some(death) = &facts.server_died {
+            report.problems.push(format!(
+                "the embedded server died during the run: {death}; the failures after its \
+                 death are its, not the stage's"
+            ));
+        }
+        if report.reached_no_server() {
+            // Failing fast against nothing is not efficiency (see `rates`).
+            report.efficiency = None;
+            report.problems.push(format!(
+                "no item reached a working SLOW/1 server ({}): check that a slow-server \
+                 listens there, and has room for this run",
+                kinds(&report.errors)
+            ));
+        }
         report
+    }
+
+    /// True when items were sent and none got a SLOW/1 answer: no success,
+    /// no `NAK` and no `500`, and not because the server's own faults said
+    /// so (a plan of `drop=1` fails every item, as asked).
+    fn reached_no_server(&self) -> bool {
+        let answered = self.ok
+            + [ErrorKind::Nak, ErrorKind::Ko]
+                .into_iter()
+                .filter_map(|kind| self.errors.get(kind.as_str()))
+                .sum::<u64>();
+        let as_injected = self.expected_errors.as_ref() == Some(&self.errors);
+        self.items > self.lost && answered == 0 && !as_injected
+    }
+
+    /// A note when the failures are not the faults the server injected,
+    /// kind by kind: a client too slow for its own read timeout, a server
+    /// overloaded, an outage (whose failures no plan predicts). A sound run
+    /// may have one; the conformance check, which runs a stage where
+    /// nothing of the sort should happen, demands there is none.
+    fn note_drift(&mut self, outage: bool) {
+        let Some(expected) = &self.expected_errors else {
+            return;
+        };
+        if *expected == self.errors {
+            return;
+        }
+        let every_kind: std::collections::BTreeSet<&String> =
+            expected.keys().chain(self.errors.keys()).collect();
+        let diffs: Vec<String> = every_kind
+            .into_iter()
+            .filter_map(|kind| {
+                let got = self.errors.get(kind).copied().unwrap_or(0);
+                let want = expected.get(kind).copied().unwrap_or(0);
+                (got != want).then(|| {
+                    let delta = got as i64 - want as i64;
+                    format!("{kind} {got} where the server injected {want} ({delta:+})")
+                })
+            })
+            .collect();
+        let why = if outage {
+            "the outage window fails items no plan can predict"
+        } else {
+            "timeouts from a loaded machine, or a stage that misreads its replies"
+        };
+        self.notes.push(format!(
+            "the errors differ from the faults the server injected: {} ({why})",
+            diffs.join(", ")
+        ));
     }
 
     /// Throughput, the Little's-law ideal and efficiency, counting only the
@@ -276,7 +396,12 @@ impl Report {
             lost_ids: Vec::new(),
             wrong_rows: Vec::new(),
             notes: facts.notes.clone(),
+            problems: Vec::new(),
             stage_stats: facts.stage_stats.clone(),
+            external_server: facts.external_server,
+            outage_ms: facts
+                .outage
+                .map(|(from, to)| [from.as_secs_f64() * 1e3, to.as_secs_f64() * 1e3]),
         }
     }
 
@@ -287,10 +412,10 @@ impl Report {
         }
     }
 
-    /// Nothing lost, nothing wrong: the run kept the contract, whatever the
-    /// server's faults did to individual items.
+    /// Nothing lost, nothing wrong, no problem: the run kept the contract,
+    /// whatever the server's faults did to individual items.
     pub fn is_sound(&self) -> bool {
-        self.lost == 0 && self.wrong == 0
+        self.lost == 0 && self.wrong == 0 && self.problems.is_empty()
     }
 
     /// The report as one line of JSON.
@@ -363,231 +488,10 @@ fn percentiles(rows: &[Row]) -> LatencyMs {
     }
 }
 
-impl fmt::Display for Report {
-    /// The human-readable table.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kinds = |map: &BTreeMap<String, u64>| {
-            map.iter()
-                .map(|(kind, n)| format!("{kind} {n}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        writeln!(
-            f,
-            "{}: {} items in {}",
-            self.stage,
-            self.items,
-            format_duration(Duration::from_secs_f64(self.elapsed_s))
-        )?;
-        writeln!(f, "  ok           {:>8}", self.ok)?;
-        write!(f, "  failed       {:>8}", self.failed)?;
-        if !self.errors.is_empty() {
-            write!(f, "   ({})", kinds(&self.errors))?;
-        }
-        match &self.expected_errors {
-            Some(expected) if !expected.is_empty() => {
-                writeln!(f, "   the server injected: {}", kinds(expected))?
-            }
-            _ => writeln!(f)?,
-        }
-        write!(f, "  lost         {:>8}", self.lost)?;
-        if !self.lost_ids.is_empty() {
-            let ids: Vec<String> = self.lost_ids.iter().map(u64::to_string).collect();
-            write!(
-                f,
-                "   (ids {}{})",
-                ids.join(", "),
-                ellipsis(self.lost, ids.len())
-            )?;
-        }
-        writeln!(f)?;
-        writeln!(f, "  wrong        {:>8}", self.wrong)?;
-        for why in &self.wrong_rows {
-            writeln!(f, "    {why}")?;
-        }
-        write!(f, "  throughput   {:>8.1} items/s", self.throughput)?;
-        match (self.ideal_throughput, self.efficiency) {
-            (Some(ideal), Some(efficiency)) => writeln!(
-                f,
-                "   ideal {ideal:.1} = {} in flight / ({} x {:.2} ms)   efficiency {:.1}%",
-                self.conns.min(self.items).max(1),
-                trim_float(self.lines_per_item),
-                self.mean_service_ms,
-                efficiency * 100.0
-            )?,
-            (Some(_), None) => writeln!(f, "   (no item reached the server: no efficiency)")?,
-            (None, _) => writeln!(f, "   (zero latency: no ideal to compare with)")?,
-        }
-        writeln!(
-            f,
-            "  latency      p50 {:.2} ms   p99 {:.2} ms   max {:.2} ms",
-            self.latency_ms.p50, self.latency_ms.p99, self.latency_ms.max
-        )?;
-        let peak = self
-            .server_peak_conns
-            .map_or("unknown (external server)".to_owned(), |n| n.to_string());
-        writeln!(
-            f,
-            "  connections  {} in flight, server peak {peak}, database {}",
-            self.conns, self.db_connections
-        )?;
-        // Stage figures line up with the table above, or with their own
-        // longest key when a stage has a longer one.
-        let width = self
-            .stage_stats
-            .keys()
-            .map(String::len)
-            .max()
-            .unwrap_or(0)
-            .max(12);
-        for (key, value) in &self.stage_stats {
-            // A text figure prints as text, not as a quoted JSON string.
-            match value {
-                serde_json::Value::String(text) => writeln!(f, "  {key:<width$} {text}")?,
-                other => writeln!(f, "  {key:<width$} {other}")?,
-            }
-        }
-        for note in &self.notes {
-            writeln!(f, "  note: {note}")?;
-        }
-        Ok(())
-    }
-}
-
-/// `2` rather than `2.00`, but `1.93` as it is.
-fn trim_float(x: f64) -> String {
-    if (x - x.round()).abs() < 0.005 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.2}")
-    }
-}
-
-fn ellipsis(total: u64, shown: usize) -> &'static str {
-    if total as usize > shown { ", ..." } else { "" }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::faults::Fault;
-    use crate::outcome::Failure;
-    use crate::store::Lane;
-    use crate::workload::items;
-
-    fn facts(faults: Option<(FaultPlan, u64)>) -> RunFacts {
-        RunFacts {
-            stage: "test".into(),
-            concurrency: 2,
-            phases: Phases::One,
-            elapsed: Duration::from_secs(1),
-            mean_service: Duration::from_millis(100),
-            served_lines: None,
-            faults,
-            server_peak_conns: Some(2),
-            server_accepted: Some(2),
-            db_connections: 1,
-            notes: vec![],
-            stage_stats: BTreeMap::new(),
-        }
-    }
-
-    fn row(item: &Item, outcome: crate::outcome::Outcome) -> Row {
-        Row {
-            id: item.id,
-            outcome,
-            started_us: 0,
-            finished_us: 1_000 * (item.id.0 + 1),
-            lane: Lane(0),
-            db_conn: 1,
-        }
-    }
-
-    #[test]
-    fn classifies_every_item() {
-        let list = items(5, 1);
-        let rows = vec![
-            row(&list[0], Ok(list[0].expected_result())),
-            row(&list[1], Ok(crate::protocol::ResultHash(1))),
-            row(&list[2], Err(Failure::new(ErrorKind::Timeout, "slow"))),
-            // list[3] is lost; list[4] is fine.
-            row(&list[4], Ok(list[4].expected_result())),
-        ];
-        let report = Report::build(&list, &rows, facts(None));
-        assert_eq!(
-            (report.ok, report.failed, report.lost, report.wrong),
-            (2, 1, 1, 1)
-        );
-        assert_eq!(report.lost_ids, [3]);
-        assert_eq!(report.errors.get("timeout"), Some(&1));
-        assert!(!report.is_sound());
-        // Little's law: 2 in flight / 0.1 s = 20 items/s; 4 items have an
-        // outcome (the lost one does not count as done) in 1 s.
-        assert_eq!(report.ideal_throughput, Some(20.0));
-        assert_eq!(report.throughput, 4.0);
-        assert_eq!(report.efficiency, Some(0.2));
-        assert_eq!(report.latency_ms.max, 5.0);
-    }
-
-    #[test]
-    fn failing_fast_is_not_efficient() {
-        // A server that is down: every connect refused in a millisecond.
-        let list = items(4, 1);
-        let refused = |item| row(item, Err(Failure::new(ErrorKind::Refused, "down")));
-        let rows: Vec<Row> = list.iter().map(refused).collect();
-        let report = Report::build(&list, &rows, facts(None));
-        assert_eq!(report.throughput, 4.0, "outcomes per second, still");
-        assert_eq!(report.efficiency, None, "nothing reached the server");
-
-        // Half refused: only the half that was served counts as work.
-        let mut rows = rows;
-        rows[0] = row(&list[0], Ok(list[0].expected_result()));
-        rows[1] = row(&list[1], Ok(list[1].expected_result()));
-        let report = Report::build(&list, &rows, facts(None));
-        assert_eq!(report.ideal_throughput, Some(20.0));
-        assert_eq!(report.efficiency, Some(2.0 / 20.0));
-    }
-
-    #[test]
-    fn knows_which_failures_the_server_forced() {
-        let plan = FaultPlan::none().with(Fault::Ko, 1.0);
-        let list = items(3, 1);
-        let rows = vec![
-            row(&list[0], Err(Failure::new(ErrorKind::Ko, "KO"))),
-            row(&list[1], Ok(list[1].expected_result())),
-            row(&list[2], Err(Failure::new(ErrorKind::Timeout, "slow"))),
-        ];
-        let report = Report::build(&list, &rows, facts(Some((plan, 1))));
-        assert_eq!((report.ok, report.failed, report.wrong), (0, 2, 1));
-        assert_eq!(
-            report.expected_errors.as_ref().and_then(|e| e.get("ko")),
-            Some(&3)
-        );
-        assert!(report.wrong_rows[0].contains("recorded ok"));
-    }
-
-    #[test]
-    fn an_invented_nak_is_wrong() {
-        let list = items(1, 1);
-        let rows = vec![row(&list[0], Err(Failure::new(ErrorKind::Nak, "?")))];
-        let report = Report::build(&list, &rows, facts(Some((FaultPlan::none(), 1))));
-        assert_eq!(report.wrong, 1);
-    }
-
-    #[test]
-    fn json_has_the_contract_keys() {
-        let report = Report::build(&items(1, 1), &[], facts(None));
-        let json: serde_json::Value =
-            serde_json::from_str(&report.to_json()).expect("the report is valid JSON");
-        // `server_accepted` is newer than the contract list, and kept too.
-        for key in CONTRACT_KEYS.into_iter().chain(["server_accepted"]) {
-            assert!(json.get(key).is_some(), "missing {key}");
-        }
-        for key in ["p50", "p99", "max"] {
-            assert!(
-                json["latency_ms"].get(key).is_some(),
-                "missing latency_ms.{key}"
-            );
-        }
-    }
+/// `refused 5, closed 2`: failures by kind, for people.
+fn kinds(map: &BTreeMap<String, u64>) -> String {
+    map.iter()
+        .map(|(kind, n)| format!("{kind} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

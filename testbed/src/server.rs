@@ -1,7 +1,7 @@
 //! The simulated slow server: the service every stage is racing against.
 //!
 //! It plays the "slow external service" of the problem every stage solves:
-//! it answers SLOW/1 requests (PROTOCOL.md) after a simulated service time,
+//! it answers SLOW/1 requests (`protocol.rs`) after a simulated service time,
 //! serves every connection in parallel like a real backend, and injects
 //! faults that are decided in advance from `(seed, id, phase)`, so a test or
 //! a report knows which items must fail and how.
@@ -33,9 +33,22 @@
 //! a load beyond that queues for a CPU, and the statistics show it as
 //! overshoot.
 //!
-//! Simplification: there is no idle timeout. An idle connection keeps its
-//! thread until the client leaves or the server stops; the stages that
-//! need idle timeouts implement them on the client side.
+//! An idle connection keeps its thread until the client leaves or the
+//! server stops, unless the server has an idle timeout
+//! ([`SlowServer::bind_with_idle_timeout`], the `slow-server` binary's
+//! `--idle-timeout`): the embedded server of a run has none, because the
+//! stages that keep idle connections (05-pool) are the ones being measured.
+//!
+//! # Running out of descriptors
+//!
+//! Past `RLIMIT_NOFILE`, `accept` fails with `EMFILE` and the connection
+//! stays in the backlog: without care, the client waits forever for a
+//! server that cannot even tell it no. The accept thread keeps one spare
+//! descriptor for that moment: it frees it, accepts, answers `503 out of
+//! descriptors`, closes, and takes the spare back (the trick libev's
+//! documentation describes for `accept`). It says so once on stderr per
+//! episode, and counts every connection turned away in
+//! [`ServerStats::out_of_descriptors`].
 //!
 //! # Shutdown
 //!
@@ -49,28 +62,29 @@
 //!   woken by `shutdown(2)` on its socket, which makes the read return 0;
 //! - a connection in its service time sleeps in chunks of at most
 //!   [`SLEEP_CHUNK`] and checks the stop flag between them.
+//! - a connection in `blackhole` does the same until the server stops.
 //!
 //! # Where to read next
 //!
-//! `server/session.rs` is one connection: the request sequence, the faults,
-//! how a connection is closed. `server/stats.rs` is what gets counted.
-//! [`crate::forked`] runs this same server in a child process.
+//! `server/accept.rs` is the accept thread: admission, the spare
+//! descriptor, the outage window. `server/session.rs` is one connection:
+//! the request sequence, the faults, how a connection is closed.
+//! `server/stats.rs` is what gets counted. [`crate::forked`] runs this same
+//! server in a child process.
 
+mod accept;
+mod histogram;
 mod session;
 mod stats;
 
 use std::collections::HashMap;
-use std::io::{self, PipeReader, PipeWriter};
+use std::io::{self, PipeWriter};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use nix::errno::Errno;
-use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use socket2::{Domain, Protocol, SockRef, Socket, Type};
 
 use crate::faults::FaultPlan;
@@ -93,25 +107,26 @@ pub const LISTEN_BACKLOG: i32 = 4096;
 /// for 5,000 connections.
 pub const CONN_STACK: usize = 128 * 1024;
 
-/// The longest a connection sleeps without checking the stop flag, so that a
-/// shutdown never waits for a long simulated latency. Only the last chunk of
-/// a service time is shorter, and it ends exactly at the deadline.
+/// The longest a connection sleeps without checking the stop flag and the
+/// outage, so that a shutdown never waits for a long simulated latency and
+/// an outage resets a connection in its service time within this much.
+/// Only the last chunk of a service time is shorter, and it ends exactly at
+/// the deadline.
 pub const SLEEP_CHUNK: Duration = Duration::from_millis(50);
 
 /// The reason sent with `503` to a connection beyond the limit.
 pub const BUSY_REASON: &str = "busy";
 
-/// How long the accept thread pauses after an accept error that is not about
-/// one connection (out of descriptors, out of memory): the pending
-/// connection stays queued, so without a pause `poll` would report it again
-/// at once and the thread would spin.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+/// The reason sent with `503` when the server has no descriptor left.
+pub const NO_DESCRIPTORS_REASON: &str = "out of descriptors";
 
-/// How long the accept thread waits for a connection before it joins the
-/// threads of connections that ended anyway. Until joined, an ended thread
-/// keeps its stack mapped; after a burst of thousands of connections, an
-/// idle server would otherwise hold all those stacks until the next client.
-const REAP_INTERVAL_MS: u16 = 1_000;
+/// The `slow-server` binary's idle timeout when none is given: longer than
+/// any pause a client makes between two requests of a run (a pool's idle
+/// connection is checked out again within milliseconds), short enough that
+/// a thousand forgotten sockets give their descriptors back within a
+/// minute. Web servers pick the same order (nginx's `keepalive_timeout` is
+/// 75 s).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The longest service time the server simulates; longer draws are cut to
 /// it. Nobody waits a day for a reply, and a deadline far in the future
@@ -123,7 +138,8 @@ pub const MAX_SERVICE_TIME: Duration = Duration::from_secs(24 * 60 * 60);
 pub struct ServerConfig {
     /// The simulated service time of each request line.
     pub latency: LatencyModel,
-    /// Which request lines get a fault, and which.
+    /// Which request lines get a fault, and which; and when the server is
+    /// down (the plan's outage window).
     pub faults: FaultPlan,
     /// The seed of every latency and fault draw.
     pub seed: u64,
@@ -189,13 +205,34 @@ impl SlowServer {
 
     /// Starts a server listening on `addr`.
     pub fn bind(addr: SocketAddr, config: ServerConfig) -> io::Result<SlowServer> {
-        SlowServer::from_listener(bind_listener(addr)?, config)
+        SlowServer::from_listener(bind_listener_for(addr, &config)?, config)
+    }
+
+    /// Starts a server listening on `addr` that closes a connection after
+    /// `idle` without a request line from it: a long-running server's
+    /// defence against clients that connect and forget (see the module
+    /// docs). A request in its service time is not idle.
+    pub fn bind_with_idle_timeout(
+        addr: SocketAddr,
+        config: ServerConfig,
+        idle: Duration,
+    ) -> io::Result<SlowServer> {
+        SlowServer::start(bind_listener_for(addr, &config)?, config, Some(idle))
     }
 
     /// Starts a server on a listener bound elsewhere: the forked server
     /// binds in the parent, so the parent knows the address, and serves in
-    /// the child.
+    /// the child. Bind it with [`bind_listener_for`] when the plan has an
+    /// outage.
     pub fn from_listener(listener: TcpListener, config: ServerConfig) -> io::Result<SlowServer> {
+        SlowServer::start(listener, config, None)
+    }
+
+    fn start(
+        listener: TcpListener,
+        config: ServerConfig,
+        idle_timeout: Option<Duration>,
+    ) -> io::Result<SlowServer> {
         // Linux lets `listen` be called again on a listening socket, and
         // takes the new backlog: a listener from `TcpListener::bind` (128)
         // gets ours too.
@@ -207,13 +244,15 @@ impl SlowServer {
         let (wake_rx, waker) = io::pipe()?;
         let shared = Arc::new(Shared {
             config,
+            idle_timeout,
+            started: Instant::now(),
             counters: stats::Counters::default(),
             stopping: AtomicBool::new(false),
             open: Mutex::new(HashMap::new()),
         });
         let acceptor = thread::Builder::new().name("slow-accept".into()).spawn({
             let shared = Arc::clone(&shared);
-            move || accept_loop(listener, wake_rx, shared)
+            move || accept::accept_loop(listener, wake_rx, shared)
         })?;
         Ok(SlowServer {
             addr,
@@ -269,8 +308,25 @@ impl Drop for SlowServer {
 /// ([`LISTEN_BACKLOG`]) and `SO_REUSEADDR`, so a server restarted on a fixed
 /// port does not fail while its old connections sit in `TIME_WAIT`.
 pub fn bind_listener(addr: SocketAddr) -> io::Result<TcpListener> {
+    bind_socket(addr, false)
+}
+
+/// [`bind_listener`] for a server with this configuration: when its plan
+/// has an outage, the listener also gets `SO_REUSEPORT`, so that during the
+/// outage a second socket can hold the port, bound but not listening
+/// (connects are refused, and no other program can take the port), and
+/// listen again when it ends. Without an outage it is left out: two
+/// servers started on one port by mistake should fail, not share it.
+pub fn bind_listener_for(addr: SocketAddr, config: &ServerConfig) -> io::Result<TcpListener> {
+    bind_socket(addr, config.faults.outage().is_some())
+}
+
+fn bind_socket(addr: SocketAddr, reuse_port: bool) -> io::Result<TcpListener> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
     socket.set_reuse_address(true)?;
+    if reuse_port {
+        socket.set_reuse_port(true)?;
+    }
     socket.bind(&addr.into())?;
     socket.listen(LISTEN_BACKLOG)?;
     Ok(socket.into())
@@ -280,19 +336,45 @@ pub fn bind_listener(addr: SocketAddr) -> io::Result<TcpListener> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct ConnId(u64);
 
+/// One open connection, as its thread and the accept thread share it.
+#[derive(Debug)]
+struct Peer {
+    stream: TcpStream,
+    /// Set by the accept thread when an outage begins: the connection's
+    /// thread then resets it instead of closing it.
+    outage: AtomicBool,
+}
+
+impl Peer {
+    fn new(stream: TcpStream) -> Peer {
+        Peer {
+            stream,
+            outage: AtomicBool::new(false),
+        }
+    }
+
+    fn hit_by_outage(&self) -> bool {
+        self.outage.load(Ordering::SeqCst)
+    }
+}
+
 /// What the accept thread and every connection thread share.
 #[derive(Debug)]
 struct Shared {
     config: ServerConfig,
+    /// Close a connection after this long without a request line.
+    idle_timeout: Option<Duration>,
+    /// The origin of the outage window.
+    started: Instant,
     counters: stats::Counters,
     /// Set once, by `stop`; connections check it between sleep chunks.
     stopping: AtomicBool,
-    /// Every open connection, so `stop` can cut them.
+    /// Every open connection, so `stop` and an outage can cut them.
     ///
     /// The registry holds its own `Arc` of each socket: a socket cannot be
     /// closed, and its descriptor number reused by a new connection, while
     /// `stop` might still call `shutdown` on it.
-    open: Mutex<HashMap<ConnId, Arc<TcpStream>>>,
+    open: Mutex<HashMap<ConnId, Arc<Peer>>>,
 }
 
 impl Shared {
@@ -300,24 +382,9 @@ impl Shared {
         self.stopping.load(Ordering::SeqCst)
     }
 
-    /// Sleeps until `deadline` in chunks of at most [`SLEEP_CHUNK`];
-    /// returns `false` if the server started stopping first.
-    fn sleep_until(&self, deadline: Instant) -> bool {
-        loop {
-            if self.stopping() {
-                return false;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return true;
-            }
-            thread::sleep(left.min(SLEEP_CHUNK));
-        }
-    }
-
     /// Registers a connection that is about to get its thread.
-    fn opened(&self, id: ConnId, stream: Arc<TcpStream>) {
-        self.registry().insert(id, stream);
+    fn opened(&self, id: ConnId, peer: Arc<Peer>) {
+        self.registry().insert(id, peer);
         self.counters.opened();
     }
 
@@ -330,195 +397,26 @@ impl Shared {
     /// Cuts every open connection: a thread blocked reading its socket gets
     /// end-of-stream, a thread blocked writing gets an error.
     fn cut_all(&self) {
-        for stream in self.registry().values() {
+        for peer in self.registry().values() {
             // `NotConnected` when the client already left: nothing to cut.
-            let _ = stream.shutdown(Shutdown::Both);
+            let _ = peer.stream.shutdown(Shutdown::Both);
         }
     }
 
-    fn registry(&self) -> std::sync::MutexGuard<'_, HashMap<ConnId, Arc<TcpStream>>> {
+    /// An outage begins: every open connection is to be reset. Each thread
+    /// does it itself (only the owner of a socket can close it); shutting
+    /// the read side wakes a thread blocked reading, and sends the client
+    /// nothing, so what the client gets is the reset and only the reset.
+    fn reset_all(&self) {
+        for peer in self.registry().values() {
+            peer.outage.store(true, Ordering::SeqCst);
+            let _ = peer.stream.shutdown(Shutdown::Read);
+        }
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, HashMap<ConnId, Arc<Peer>>> {
         // Each critical section is one map operation, which leaves the map
         // consistent even if a thread panicked while holding the lock.
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The accept thread: admits connections until the waker closes, then cuts
-/// and joins every connection thread.
-fn accept_loop(listener: TcpListener, wake: PipeReader, shared: Arc<Shared>) {
-    let mut threads: HashMap<ConnId, JoinHandle<()>> = HashMap::new();
-    // Connection threads report here when they end, so their handles are
-    // joined (and their stacks freed) as the server goes, not only at stop.
-    let (done_tx, done_rx) = mpsc::channel();
-    let mut next_id = 0;
-    while !shared.stopping() {
-        for id in done_rx.try_iter() {
-            if let Some(thread) = threads.remove(&id) {
-                join(thread, &shared);
-            }
-        }
-        match wait_for_clients(&listener, &wake) {
-            Ok(Wake::Stop) => break,
-            Ok(Wake::Clients) => {}
-            Ok(Wake::Reap) => continue,
-            Err(_) => {
-                thread::sleep(ACCEPT_BACKOFF);
-                continue;
-            }
-        }
-        while !shared.stopping() {
-            match listener.accept() {
-                Ok((stream, _peer)) => {
-                    let id = ConnId(next_id);
-                    next_id += 1;
-                    if let Some(thread) = admit(&shared, stream, id, &done_tx) {
-                        threads.insert(id, thread);
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                // The client gave up before we took it, or a signal: next.
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::ConnectionAborted | io::ErrorKind::Interrupted
-                    ) => {}
-                Err(_) => {
-                    thread::sleep(ACCEPT_BACKOFF);
-                    break;
-                }
-            }
-        }
-    }
-    // Close the port first, so no client connects to a server that will
-    // never accept it; then cut the open connections and wait for them.
-    drop(listener);
-    shared.cut_all();
-    for (_, thread) in threads {
-        join(thread, &shared);
-    }
-}
-
-/// Joins a connection thread, counting it if it panicked. It never should;
-/// the count lets tests check that, and the `Registration` guard has already
-/// cleaned up after it.
-fn join(thread: JoinHandle<()>, shared: &Shared) {
-    if thread.join().is_err() {
-        shared.counters.panicked();
-    }
-}
-
-/// Why the accept thread woke up.
-enum Wake {
-    /// Connections are waiting in the backlog.
-    Clients,
-    /// The waker closed: the server is stopping.
-    Stop,
-    /// Nothing happened for [`REAP_INTERVAL_MS`]: time to join the threads of
-    /// connections that ended.
-    Reap,
-}
-
-/// Blocks until a connection is waiting, the waker closes, or
-/// [`REAP_INTERVAL_MS`] has passed.
-fn wait_for_clients(listener: &TcpListener, wake: &PipeReader) -> io::Result<Wake> {
-    let mut fds = [
-        PollFd::new(listener.as_fd(), PollFlags::POLLIN),
-        PollFd::new(wake.as_fd(), PollFlags::POLLIN),
-    ];
-    loop {
-        match poll(&mut fds, PollTimeout::from(REAP_INTERVAL_MS)) {
-            Ok(0) => return Ok(Wake::Reap),
-            Ok(_) => break,
-            // A signal interrupted the wait; nothing happened, wait again.
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    // A closed pipe reports POLLHUP, not POLLIN, so any event on the waker
-    // counts (`None` means flags nix does not know: still an event).
-    if fds[1].any() != Some(false) {
-        return Ok(Wake::Stop);
-    }
-    Ok(Wake::Clients)
-}
-
-/// Starts a thread for a new connection, or turns it away; returns the
-/// thread to join later.
-fn admit(
-    shared: &Arc<Shared>,
-    stream: TcpStream,
-    id: ConnId,
-    done: &Sender<ConnId>,
-) -> Option<JoinHandle<()>> {
-    // Only this thread increments `active`, so the count cannot grow between
-    // this check and `opened` below.
-    let full = shared
-        .config
-        .max_conns
-        .is_some_and(|max| shared.counters.active() >= max as u64);
-    if full {
-        session::refuse(&stream);
-        shared.counters.refused();
-        return None;
-    }
-    // An accepted socket does not inherit O_NONBLOCK from the listener on
-    // Linux, but does on some other Unixes: the connection code blocks.
-    // Nagle's algorithm would hold a small reply back until the previous one
-    // is acknowledged; replies are small and latency is the whole point.
-    let configured = stream
-        .set_nonblocking(false)
-        .and_then(|()| stream.set_nodelay(true));
-    if configured.is_err() {
-        // Only possible if the client is already gone.
-        return None;
-    }
-    let stream = Arc::new(stream);
-    shared.opened(id, Arc::clone(&stream));
-    let registration = Registration {
-        shared: Arc::clone(shared),
-        id,
-        stream: Arc::clone(&stream),
-        done: done.clone(),
-    };
-    let spawned = thread::Builder::new()
-        .name(format!("slow-conn-{}", id.0))
-        .stack_size(CONN_STACK)
-        .spawn(move || session::serve(&registration.stream, &registration.shared));
-    match spawned {
-        Ok(thread) => {
-            shared.counters.accepted();
-            Some(thread)
-        }
-        Err(_) => {
-            // Out of threads or memory: say so rather than vanish. (The
-            // registration was dropped with the closure: already forgotten.)
-            session::refuse(&stream);
-            shared.counters.refused();
-            None
-        }
-    }
-}
-
-/// A connection's place in the registry, owned by its thread: dropping it
-/// forgets the connection and tells the accept thread to join the thread.
-///
-/// It is a guard, not a last statement of the thread, so that it also runs
-/// if the session panics (it never should): otherwise the registry would
-/// keep the socket open, and the connection counted, until the server stops.
-struct Registration {
-    shared: Arc<Shared>,
-    id: ConnId,
-    stream: Arc<TcpStream>,
-    done: Sender<ConnId>,
-}
-
-impl Drop for Registration {
-    fn drop(&mut self) {
-        self.shared.closed(self.id);
-        // The receiver lives until every thread is joined. The socket closes
-        // when `self.stream`, the last `Arc`, is dropped right after this,
-        // still on this thread: so once the accept thread has joined it, the
-        // connection holds no descriptor.
-        let _ = self.done.send(self.id);
     }
 }

@@ -48,6 +48,10 @@ pub struct Scenario {
     pub epoch: Instant,
     /// Ticked once per recorded outcome (draws only on a terminal).
     pub progress: Progress,
+    /// How long the run may record nothing before the stall watchdog
+    /// speaks ([`crate::watchdog`]); a stage that watches itself (02-fork's
+    /// parent) uses it.
+    pub stall_after: Duration,
 }
 
 /// The connect timeout when no `--connect-timeout` is given (the flag's
@@ -71,6 +75,7 @@ impl Scenario {
             db,
             epoch: Instant::now(),
             progress: Progress::hidden(),
+            stall_after: crate::watchdog::STALL,
         }
     }
 
@@ -181,6 +186,21 @@ pub trait Stage {
     /// what stage 5 is about.
     fn supports_read_timeout(&self) -> bool {
         true
+    }
+
+    /// How many connections the stage holds open at once when given
+    /// `--conns` (01-sync: always one). The harness checks the descriptors
+    /// they take against `RLIMIT_NOFILE` before the run.
+    fn connections(&self, conns: usize) -> usize {
+        conns
+    }
+
+    /// How many descriptors this process holds per connection: the socket,
+    /// and for a stage that gives each worker a database connection of its
+    /// own, that connection's files. A stage whose workers are processes
+    /// holds none of them here: each child has a limit of its own.
+    fn descriptors_per_conn(&self) -> u64 {
+        1
     }
 
     /// Processes every item of the scenario, recording each outcome once.

@@ -17,6 +17,13 @@
 //! - A connection counts in `db_connections` once it records its first
 //!   outcome; the harness's own connection, which only reads, never does.
 //!
+//! # One run per file
+//!
+//! A file belongs to one run at a time: the harness locks it for the run's
+//! life ([`DbLock`], `store/lock.rs`), and [`Store::create`] writes the
+//! run's id into it and remembers whose results it replaced
+//! ([`Store::replaced`], `store/run.rs`).
+//!
 //! # In memory or in a file
 //!
 //! [`DbTarget::memory`] is a named, shared-cache in-memory database: it lives
@@ -26,12 +33,18 @@
 //! (02-fork's children). A deferred transaction would get `SQLITE_BUSY` at
 //! once on upgrade, whatever the busy timeout; an immediate one waits.
 
+mod lock;
+mod run;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, params};
 use thiserror::Error;
+
+pub use lock::{DbLock, LockError};
+pub use run::{PreviousRun, new_run_id};
 
 use crate::outcome::{ErrorKind, Failure, Outcome};
 use crate::progress::Progress;
@@ -129,6 +142,32 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
 }
 
+/// The tables of a run, made anew by [`Store::create_run`] inside its
+/// transaction.
+const SCHEMA: &str = "
+    DROP TABLE IF EXISTS outcomes;
+    DROP TABLE IF EXISTS db_connections;
+    DROP TABLE IF EXISTS run;
+    CREATE TABLE outcomes (
+        id          INTEGER PRIMARY KEY,
+        status      TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
+        result      TEXT,
+        error       TEXT,
+        detail      TEXT,
+        started_us  INTEGER NOT NULL,
+        finished_us INTEGER NOT NULL,
+        lane        INTEGER NOT NULL,
+        db_conn     INTEGER NOT NULL
+    );
+    CREATE TABLE db_connections (
+        id  INTEGER PRIMARY KEY AUTOINCREMENT,
+        pid INTEGER NOT NULL
+    );
+    CREATE TABLE run (
+        id TEXT NOT NULL
+    );
+";
+
 /// One connection to the results database.
 #[derive(Debug)]
 pub struct Store {
@@ -139,36 +178,57 @@ pub struct Store {
     /// The database is a file that other processes may write to.
     shared_file: bool,
     progress: Progress,
+    /// What [`Store::create`] found there and replaced.
+    replaced: Option<PreviousRun>,
 }
 
 impl Store {
-    /// Creates (or empties) the database and returns a connection to it.
-    /// The harness calls this once per run; `--db` names an output file, so
-    /// the results of an earlier run there are replaced.
+    /// Creates (or empties) the database for the run `run_id` and returns a
+    /// connection to it. The harness calls this once per run; `--db` names
+    /// an output file, so the results of an earlier run there are replaced,
+    /// and [`Store::replaced`] says whose.
+    pub fn create_run(
+        target: &DbTarget,
+        epoch: Instant,
+        run_id: &str,
+    ) -> Result<Store, StoreError> {
+        let mut store = Store::open(target, epoch)?;
+        store.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let created = run::previous(&store.conn).and_then(|replaced| {
+            store.conn.execute_batch(SCHEMA)?;
+            store
+                .conn
+                .execute("INSERT INTO run (id) VALUES (?1)", [run_id])?;
+            Ok(replaced)
+        });
+        match created {
+            Ok(replaced) => {
+                store.conn.execute_batch("COMMIT")?;
+                store.replaced = replaced;
+                Ok(store)
+            }
+            Err(e) => {
+                // Leave the file as it was; the error is the news.
+                let _ = store.conn.execute_batch("ROLLBACK");
+                Err(e.into())
+            }
+        }
+    }
+
+    /// [`Store::create_run`] with a fresh id ([`new_run_id`]).
     pub fn create(target: &DbTarget, epoch: Instant) -> Result<Store, StoreError> {
-        let store = Store::open(target, epoch)?;
-        store.conn.execute_batch(
-            "BEGIN IMMEDIATE;
-             DROP TABLE IF EXISTS outcomes;
-             DROP TABLE IF EXISTS db_connections;
-             CREATE TABLE outcomes (
-                 id          INTEGER PRIMARY KEY,
-                 status      TEXT    NOT NULL CHECK (status IN ('ok', 'failed')),
-                 result      TEXT,
-                 error       TEXT,
-                 detail      TEXT,
-                 started_us  INTEGER NOT NULL,
-                 finished_us INTEGER NOT NULL,
-                 lane        INTEGER NOT NULL,
-                 db_conn     INTEGER NOT NULL
-             );
-             CREATE TABLE db_connections (
-                 id  INTEGER PRIMARY KEY AUTOINCREMENT,
-                 pid INTEGER NOT NULL
-             );
-             COMMIT;",
-        )?;
-        Ok(store)
+        Store::create_run(target, epoch, &new_run_id())
+    }
+
+    /// The earlier run whose results [`Store::create`] replaced, if there
+    /// were any.
+    pub fn replaced(&self) -> Option<&PreviousRun> {
+        self.replaced.as_ref()
+    }
+
+    /// The id of the run the database now belongs to.
+    pub fn run_id(&self) -> Result<Option<String>, StoreError> {
+        Ok(run::recorded_id(&self.conn)?)
     }
 
     /// Opens another connection to a database made by [`Store::create`].
@@ -195,6 +255,7 @@ impl Store {
             db_conn: None,
             shared_file: matches!(target, DbTarget::File(_)),
             progress: Progress::hidden(),
+            replaced: None,
         })
     }
 
@@ -328,6 +389,36 @@ impl Store {
         Ok(rows)
     }
 
+    /// Every outcome recorded so far, read while the run may still be
+    /// recording (an interrupted run's account). In memory, the database
+    /// is shared-cache, where a reader locks the table against writers:
+    /// `read_uncommitted` takes no such lock, so the run is not disturbed.
+    /// A file is in WAL mode, where readers never block writers anyway.
+    pub fn rows_so_far(target: &DbTarget, epoch: Instant) -> Result<Vec<Row>, StoreError> {
+        let store = Store::open(target, epoch)?;
+        if let DbTarget::Memory(_) = target {
+            store.conn.pragma_update(None, "read_uncommitted", true)?;
+        }
+        store.rows()
+    }
+
+    /// For each lane, how many outcomes it recorded and when its last one
+    /// finished (µs since the epoch): how a stage whose workers are other
+    /// processes sees which of them are stuck.
+    pub fn lane_activity(&self) -> Result<Vec<(Lane, u64, u64)>, StoreError> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT lane, COUNT(*), MAX(finished_us) FROM outcomes GROUP BY lane")?;
+        let lanes = statement.query_map([], |row| {
+            Ok((
+                Lane(row.get(0)?),
+                u64::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
+                u64::try_from(row.get::<_, i64>(2)?).unwrap_or(0),
+            ))
+        })?;
+        Ok(lanes.collect::<Result<_, _>>()?)
+    }
+
     /// How many database connections recorded at least one outcome, across
     /// every process that shared the file.
     pub fn db_connections(&self) -> Result<u64, StoreError> {
@@ -353,75 +444,4 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ok(n: u64) -> Outcome {
-        Ok(ResultHash(n))
-    }
-
-    #[test]
-    fn records_each_item_once() -> Result<(), StoreError> {
-        let epoch = Instant::now();
-        let target = DbTarget::memory();
-        let reader = Store::create(&target, epoch)?;
-        let mut writer = Store::open(&target, epoch)?;
-        writer.record(ItemId(1), Lane(0), epoch, &ok(7))?;
-        let failure = Failure::new(ErrorKind::Nak, "no");
-        writer.record(ItemId(2), Lane(3), epoch, &Err(failure.clone()))?;
-        assert!(matches!(
-            writer.record(ItemId(1), Lane(0), epoch, &ok(8)),
-            Err(StoreError::Duplicate(ItemId(1)))
-        ));
-
-        let rows = reader.rows()?;
-        assert_eq!(rows.len(), 2);
-        assert_eq!(rows[0].outcome, ok(7));
-        assert_eq!(rows[1].outcome, Err(failure));
-        assert_eq!(rows[1].lane, Lane(3));
-        assert!(rows[0].started_us <= rows[0].finished_us);
-        // The writer recorded; the reader only read.
-        assert_eq!(reader.db_connections()?, 1);
-        Ok(())
-    }
-
-    #[test]
-    fn memory_databases_are_private_to_their_target() -> Result<(), StoreError> {
-        let epoch = Instant::now();
-        let (a, b) = (DbTarget::memory(), DbTarget::memory());
-        let _keep_a = Store::create(&a, epoch)?;
-        let keep_b = Store::create(&b, epoch)?;
-        Store::open(&a, epoch)?.record(ItemId(1), Lane(0), epoch, &ok(1))?;
-        assert!(keep_b.rows()?.is_empty());
-        Ok(())
-    }
-
-    #[test]
-    fn a_file_is_shared_by_several_connections() -> Result<(), StoreError> {
-        let dir = tempfile::tempdir().map_err(|e| StoreError::Corrupt {
-            id: 0,
-            why: e.to_string(),
-        })?;
-        let target = DbTarget::File(dir.path().join("results.db"));
-        let epoch = Instant::now();
-        let reader = Store::create(&target, epoch)?;
-        for worker in 0..3u32 {
-            let mut store = Store::open(&target, epoch)?;
-            store.record(ItemId(u64::from(worker)), Lane(worker), epoch, &ok(1))?;
-        }
-        // A duplicate in a file rolls its transaction back; the connection
-        // goes on recording.
-        let mut store = Store::open(&target, epoch)?;
-        assert!(matches!(
-            store.record(ItemId(0), Lane(0), epoch, &ok(2)),
-            Err(StoreError::Duplicate(ItemId(0)))
-        ));
-        store.record(ItemId(3), Lane(0), epoch, &ok(1))?;
-        assert_eq!(reader.rows()?.len(), 4);
-        assert_eq!(reader.db_connections()?, 4);
-        // Creating again starts a new run in the same file.
-        let again = Store::create(&target, epoch)?;
-        assert!(again.rows()?.is_empty());
-        Ok(())
-    }
-}
+mod tests;

@@ -4,15 +4,20 @@
 //! A test that starts a process must not hang the suite if the process
 //! hangs, so [`run_bin`] kills it at the deadline and says so. (Polling
 //! `try_wait` is not a sleep-then-assert: the sleep only paces the poll.)
+//! [`run_bin_interrupted`] does the same for a run stopped by a signal.
 //!
 //! [`Script`] is a stream whose replies are written in advance, so a test
 //! can drive request code (`Conn<Script>`) through every reply, right or
 //! wrong, without a socket or a clock.
 
 use std::io::{self, Read, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+pub use nix::sys::signal::Signal;
 
 /// How often [`run_bin`] checks whether the child has exited.
 const POLL: Duration = Duration::from_millis(5);
@@ -21,47 +26,141 @@ const POLL: Duration = Duration::from_millis(5);
 /// running after `deadline` (after killing it).
 #[track_caller]
 pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> Output {
-    let program = program.as_ref();
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
-    // Drain the pipes on threads: a child blocked on a full pipe would
-    // otherwise look like a hang.
-    let mut stdout = child.stdout.take().expect("stdout was piped");
-    let mut stderr = child.stderr.take().expect("stderr was piped");
-    let out = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stdout.read_to_end(&mut buf);
-        buf
-    });
-    let err = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = stderr.read_to_end(&mut buf);
-        buf
-    });
+    let mut command = Command::new(program.as_ref());
+    command.args(args);
+    run_command(command, deadline)
+}
+
+/// [`run_bin`] for a command built by the caller (with an environment, a
+/// [descriptor limit](limit_descriptors)...).
+#[track_caller]
+pub fn run_command(command: Command, deadline: Duration) -> Output {
+    Running::start(command).finish(deadline)
+}
+
+/// Runs `program` with `args` until `ready` says so (polled; it may look at
+/// a database, a file...), then sends `signal` to that process alone (not
+/// its group: as `kill PID` or a supervisor does), and returns its output.
+/// Panics if it ends before it is ready, or is still running after
+/// `deadline`.
+#[track_caller]
+pub fn run_bin_interrupted(
+    program: impl AsRef<Path>,
+    args: &[&str],
+    signal: Signal,
+    mut ready: impl FnMut() -> bool,
+    deadline: Duration,
+) -> Output {
+    let mut command = Command::new(program.as_ref());
+    command.args(args);
+    let mut running = Running::start(command);
     let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() < deadline => std::thread::sleep(POLL),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!(
-                    "{} {args:?} still running after {deadline:?}: killed",
-                    program.display()
-                );
-            }
+    while !ready() {
+        let ended = matches!(running.child.try_wait(), Ok(Some(_)));
+        if ended || start.elapsed() > deadline {
+            let output = running.finish(deadline);
+            panic!(
+                "{} {args:?} {} before it was ready to interrupt: {output:?}",
+                running_name(program.as_ref()),
+                if ended { "ended" } else { "was not ready" }
+            );
         }
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        std::thread::sleep(POLL);
+    }
+    let pid =
+        nix::unistd::Pid::from_raw(i32::try_from(running.child.id()).expect("a pid fits an i32"));
+    // Already gone is what `finish` then reports.
+    let _ = nix::sys::signal::kill(pid, signal);
+    running.finish(deadline)
+}
+
+fn running_name(program: &Path) -> String {
+    program.display().to_string()
+}
+
+/// A child with its output drained on threads: a child blocked on a full
+/// pipe would otherwise look like a hang.
+struct Running {
+    child: Child,
+    description: String,
+    out: JoinHandle<Vec<u8>>,
+    err: JoinHandle<Vec<u8>>,
+}
+
+impl Running {
+    #[track_caller]
+    fn start(mut command: Command) -> Running {
+        let description = format!(
+            "{} {:?}",
+            Path::new(command.get_program()).display(),
+            command
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        );
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
+        let drain = |mut pipe: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = pipe.read_to_end(&mut buf);
+                buf
+            })
+        };
+        let out = drain(Box::new(child.stdout.take().expect("stdout was piped")));
+        let err = drain(Box::new(child.stderr.take().expect("stderr was piped")));
+        Running {
+            child,
+            description,
+            out,
+            err,
+        }
+    }
+
+    /// Waits for the child's end; kills it and panics after `deadline`.
+    #[track_caller]
+    fn finish(mut self, deadline: Duration) -> Output {
+        let start = Instant::now();
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if start.elapsed() < deadline => std::thread::sleep(POLL),
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    panic!(
+                        "{} still running after {deadline:?}: killed",
+                        self.description
+                    );
+                }
+            }
+        };
+        Output {
+            status,
+            stdout: self.out.join().unwrap_or_default(),
+            stderr: self.err.join().unwrap_or_default(),
+        }
+    }
+}
+
+/// Makes `command` run with `RLIMIT_NOFILE` at `limit`, soft and hard, as
+/// `prlimit --nofile=LIMIT:LIMIT` would: the program cannot raise it, and
+/// meets "too many open files" where a small machine would.
+pub fn limit_descriptors(command: &mut Command, limit: u64) -> &mut Command {
+    use nix::sys::resource::{Resource, setrlimit};
+    // SAFETY: the closure runs in the child between `fork` and `exec`,
+    // where only async-signal-safe functions may be called (other threads'
+    // locks are copied held). `setrlimit` is a plain system call, and the
+    // closure neither allocates nor locks: on failure it converts an errno
+    // into an `io::Error`, which holds the number without allocating.
+    unsafe {
+        command.pre_exec(move || {
+            setrlimit(Resource::RLIMIT_NOFILE, limit, limit).map_err(io::Error::from)
+        })
     }
 }
 

@@ -14,6 +14,10 @@
 //! Readability at scale: lanes shrink to fit (down to a few pixels at 100
 //! lanes), lane labels thin out so they never overlap, and bars are
 //! separated by a hairline so 40 back-to-back requests in one lane remain 40.
+//!
+//! An outage window (`--outage`) is shaded behind the bars, so what a
+//! stage does while its server is down, and how soon it recovers, is there
+//! to see.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -121,6 +125,27 @@ pub fn render(report: &Report, rows: &[Row], command: Option<&str>) -> String {
             r#"<text x="{:.1}" y="{ly:.1}" text-anchor="end">{lane}</text>"#,
             LEFT - 6.0
         );
+    }
+
+    // The outage, behind the bars: from its start to its end, or to the
+    // end of the picture if the run ended first.
+    if let Some([from, to]) = report.outage_ms {
+        let (x0, x1) = (
+            x((from * 1e3) as u64),
+            x(((to * 1e3) as u64).min(end_us as u64)),
+        );
+        if x1 > x0 {
+            let _ = writeln!(
+                svg,
+                r##"<rect x="{x0:.2}" y="{TOP}" width="{:.2}" height="{plot_height:.2}" fill="#000000" fill-opacity="0.12"><title>the server was down from {} to {} ms</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="#555555">server down</text>"##,
+                x1 - x0,
+                format_ms(from),
+                format_ms(to),
+                (x0 + x1) / 2.0,
+                // Between the legend's line and the plot.
+                TOP - 1.0
+            );
+        }
     }
 
     // The bars. A hairline of white between neighbours keeps back-to-back
@@ -309,18 +334,11 @@ mod tests {
             })
             .collect();
         let facts = RunFacts {
-            stage: "test".into(),
             concurrency: lanes as usize,
-            phases: crate::protocol::Phases::Two,
             elapsed: Duration::from_secs(1),
             mean_service: Duration::from_millis(5),
-            served_lines: None,
-            faults: None,
-            server_peak_conns: None,
-            server_accepted: None,
             db_connections: 1,
-            notes: vec![],
-            stage_stats: BTreeMap::new(),
+            ..RunFacts::new("test", crate::protocol::Phases::Two)
         };
         (Report::build(&list, &rows, facts), rows)
     }
@@ -362,6 +380,22 @@ mod tests {
             assert!(line.len() <= COMMAND_COLUMNS, "{line:?}");
         }
         assert_eq!(wrap(&long, COMMAND_COLUMNS).join(" "), long.trim());
+    }
+
+    #[test]
+    fn an_outage_is_shaded_behind_the_bars() {
+        let (mut report, rows) = run(4, 40);
+        report.outage_ms = Some([20.0, 50.0]);
+        let svg = render(&report, &rows, None);
+        let shade = svg.find("server down").expect("the outage is labelled");
+        assert!(
+            shade < svg.find("<title>item").expect("bars"),
+            "behind them"
+        );
+        assert!(
+            svg.contains("the server was down from 20 to 50 ms"),
+            "{svg}"
+        );
     }
 
     #[test]

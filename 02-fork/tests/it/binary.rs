@@ -138,6 +138,35 @@ fn db_keeps_the_results_in_a_file() {
 }
 
 #[test]
+fn more_worker_processes_than_cpus_with_a_read_timeout_get_a_warning() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let conns = (cpus + 1).to_string();
+    let items = (2 * (cpus + 1)).to_string();
+    let (code, report) = run_json(&[
+        "--conns",
+        &conns,
+        "--items",
+        &items,
+        "--latency",
+        "1ms",
+        "--read-timeout",
+        "1s",
+    ]);
+    assert_eq!(code, Some(0), "{report}");
+    let warning = format!("{conns} worker processes on {cpus} CPUs cannot all run at once");
+    let notes = report["notes"].to_string();
+    assert!(notes.contains(&warning), "{report}");
+    // The thread variant's workers wait for no CPU of their own.
+    let mut args = vec!["--conns", &conns, "--items", &items, "--latency", "1ms"];
+    args.extend(["--read-timeout", "1s", "--threads"]);
+    let (_, threads) = run_json(&args);
+    assert!(
+        !threads["notes"].to_string().contains("worker processes"),
+        "{threads}"
+    );
+}
+
+#[test]
 fn crash_worker_is_for_processes_only_and_checked() {
     for args in [
         &["--threads", "--crash-worker", "0:1"][..],
@@ -150,6 +179,14 @@ fn crash_worker_is_for_processes_only_and_checked() {
     }
     let output = run_bin(BIN, &["--crash-worker", "x"], DEADLINE);
     assert!(String::from_utf8_lossy(&output.stderr).contains("K:N"));
+    // Beyond the workers the run forks: said in the stage's own words.
+    for args in [
+        &["--conns", "4", "--crash-worker", "5:1"][..],
+        &["--conns", "4", "--items", "2", "--crash-worker", "3:1"],
+    ] {
+        let line = usage_error(BIN, args, DEADLINE);
+        assert!(line.contains("forks"), "{args:?}: {line}");
+    }
 }
 
 #[test]

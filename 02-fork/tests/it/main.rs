@@ -5,5 +5,6 @@
 //! variant's in-process checks live in `tests/forked.rs`, without libtest.
 
 mod binary;
+mod lifetime;
 mod partition;
 mod threads;

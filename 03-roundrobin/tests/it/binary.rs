@@ -1,8 +1,11 @@
 //! `03-roundrobin` as a user runs it: flags, exit statuses, JSON.
 
+use std::process::Command;
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
+use testbed::testing::{
+    json_report, limit_descriptors, run_bin, run_command, timeline_of, usage_error,
+};
 
 const BIN: &str = env!("CARGO_BIN_EXE_03-roundrobin");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -143,4 +146,30 @@ fn a_server_that_drops_syns_fails_items_with_timeout_not_a_stall() {
     // Stage 1's connect, with its timeout: each item fails at
     // --connect-timeout instead of after the kernel's two minutes.
     testbed::testing::assert_connects_time_out(BIN);
+}
+
+#[test]
+fn more_connections_than_descriptors_is_refused_up_front_not_a_silent_hang() {
+    // The client and the embedded server share one limit: 600 connections
+    // are 1,200 descriptors, over 1,024. Once the run printed nothing and
+    // never ended (the server backing off on EMFILE while clients waited).
+    let mut command = Command::new(BIN);
+    command.args([
+        "--conns",
+        "600",
+        "--items",
+        "600",
+        "--latency",
+        "1ms",
+        "--phases",
+        "1",
+    ]);
+    limit_descriptors(&mut command, 1_024);
+    let output = run_command(command, Duration::from_secs(10));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    for words in ["RLIMIT_NOFILE", "may open 1024", "--conns 480", "--server"] {
+        assert!(stderr.contains(words), "{words}: {stderr}");
+    }
 }

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use testbed::cli::{Settings, parse_or_exit, print, usage_error};
+use testbed::cli::{Settings, parse_conns, parse_items, parse_or_exit, print, usage_error};
+use testbed::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
 use testbed::machine::MachineTicks;
 
 use bench::contenders::{self, CONTENDERS, Contender};
@@ -62,19 +63,25 @@ struct Args {
 
     /// Run every contender this many times and show each one's median
     /// round: a shared machine is noisy.
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 3,
+        value_parser = clap::value_parser!(u16).range(1..),
+        allow_hyphen_values = true
+    )]
     rounds: u16,
 
-    /// Items of the latency-bound workload.
-    #[arg(long, value_name = "N")]
+    /// Items of the latency-bound workload (1 to 10,000,000).
+    #[arg(long, value_name = "N", value_parser = parse_race_items, allow_hyphen_values = true)]
     items: Option<usize>,
 
-    /// Items of the zero-latency workload.
-    #[arg(long, value_name = "N")]
+    /// Items of the zero-latency workload (1 to 10,000,000).
+    #[arg(long, value_name = "N", value_parser = parse_race_items, allow_hyphen_values = true)]
     overhead_items: Option<usize>,
 
-    /// Concurrency of both workloads.
-    #[arg(long, value_name = "N")]
+    /// Concurrency of both workloads (at least 1).
+    #[arg(long, value_name = "N", value_parser = parse_conns, allow_hyphen_values = true)]
     conns: Option<usize>,
 
     #[command(subcommand)]
@@ -95,6 +102,15 @@ enum Hidden {
     },
 }
 
+/// `--items` and `--overhead-items`: the stages' bound, and at least one
+/// item (a race of nothing measures nothing, and divides by it).
+fn parse_race_items(s: &str) -> Result<usize, String> {
+    match parse_items(s)? {
+        0 => Err("expected at least 1 item: a race of nothing measures nothing".into()),
+        n => Ok(n),
+    }
+}
+
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
     if let Some(Hidden::Contender { name, settings }) = &args.command {
@@ -108,6 +124,9 @@ fn main() -> ExitCode {
         Err(message) => return usage_error(&message),
     };
     let workloads = workloads(&args);
+    if let Err(message) = fits_descriptors(&workloads) {
+        return usage_error(&message);
+    }
 
     // First, while this process has one thread: a server for every run.
     let mut servers = match Servers::start(race::plan(&contenders, &workloads)) {
@@ -248,6 +267,27 @@ fn workloads(args: &Args) -> Workloads {
         w.overhead.conns = conns;
     }
     w
+}
+
+/// Checks, before any server is forked, that each workload's connections
+/// fit the descriptor limit of the client (and of each server, which
+/// inherits the same limit): a contender refused halfway through the race
+/// would waste the rounds before it.
+fn fits_descriptors(workloads: &Workloads) -> Result<(), String> {
+    let _ = raise_fd_limit();
+    let Ok((soft, hard)) = fd_limits() else {
+        return Ok(());
+    };
+    for workload in [&workloads.latency_bound, &workloads.overhead] {
+        let conns = workload.conns.min(workload.items) as u64;
+        let need = DescriptorNeed {
+            client: conns,
+            server: 0,
+        };
+        need.check(soft, hard, conns, 1)
+            .map_err(|why| format!("--conns: {why}"))?;
+    }
+    Ok(())
 }
 
 /// The command a reader would type to make this race again: everything but

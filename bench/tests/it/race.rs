@@ -119,6 +119,22 @@ fn an_unknown_contender_is_a_usage_error() {
 }
 
 #[test]
+fn bad_race_flags_are_one_line_and_status_2() {
+    for (args, flag) in [
+        // Once a panic in the select rows ("a pool of no connections").
+        (&["--conns", "0", "--only", "select-epoll"][..], "--conns"),
+        (&["--conns", "-2"], "--conns"),
+        (&["--items", "0"], "--items"),
+        (&["--overhead-items", "-1"], "--overhead-items"),
+        (&["--items", "18446744073709551615"], "--items"),
+        (&["--rounds", "0"], "--rounds"),
+    ] {
+        let line = usage_error(RACE, args, DEADLINE);
+        assert!(line.contains(flag), "{args:?}: {line}");
+    }
+}
+
+#[test]
 fn the_contender_subcommand_prints_one_lap() {
     // Without --server the harness embeds a server, which is fine here:
     // this checks the plumbing, not the CPU figure.

@@ -5,6 +5,11 @@
 //! to it with `nc 127.0.0.1 7070`. On Ctrl-C (SIGINT) or SIGTERM it stops,
 //! prints its statistics on stderr and exits 0.
 //!
+//! Unlike the embedded server of a run, it closes connections that stay
+//! idle (`--idle-timeout`, a minute by default): a long-running server
+//! that keeps every forgotten socket runs out of descriptors, and then
+//! starves the clients that do talk to it.
+//!
 //! Not here: anything the server does; this file only parses flags and
 //! waits for a signal.
 //!
@@ -19,14 +24,17 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use nix::sys::signal::{SigSet, Signal};
 use testbed::cli::parse_or_exit;
 
+use testbed::duration::{DURATION_FORMS, format_duration, parse_duration};
 use testbed::faults::FaultPlan;
 use testbed::latency::LatencyModel;
 use testbed::limits::raise_fd_limit;
+use testbed::outage::Outage;
 use testbed::server::{ServerConfig, SlowServer};
 
 /// The simulated slow server of async-ladder (protocol SLOW/1).
@@ -37,18 +45,52 @@ struct Args {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7070")]
     listen: SocketAddr,
     /// Service time per request line: 10ms, uniform:1ms..20ms, exp:10ms,
-    /// bimodal:0.1:100ms:5ms.
-    #[arg(long, value_name = "SPEC", default_value = "10ms")]
+    /// bimodal:0.1:100ms:5ms, pareto:2ms:1.5.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        default_value = "10ms",
+        allow_hyphen_values = true
+    )]
     latency: LatencyModel,
-    /// Faults per request line, e.g. nak=0.05,ko=0.05,hang=0.01, or none.
-    #[arg(long, value_name = "SPEC", default_value = "none")]
+    /// Faults per request line, e.g. nak=0.05,ko=0.05,hang=0.01,reset=0.01,
+    /// blackhole=0.01, or none.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        default_value = "none",
+        allow_hyphen_values = true
+    )]
     faults: FaultPlan,
+    /// Be down from START to START+LENGTH after starting (e.g. 200ms+300ms):
+    /// refuse connections and reset the open ones, then serve again.
+    #[arg(long, value_name = "START+LENGTH", allow_hyphen_values = true)]
+    outage: Option<Outage>,
     /// Seed of every latency and fault draw.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        allow_hyphen_values = true
+    )]
     seed: u64,
     /// At most this many connections at once; more get `503 busy`.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_conns: Option<usize>,
+    /// Close a connection that sends no request line for this long (0: never).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "60s",
+        value_parser = parse_idle,
+        allow_hyphen_values = true
+    )]
+    idle_timeout: Duration,
+}
+
+/// `--idle-timeout`: a duration, where 0 turns the timeout off.
+fn parse_idle(s: &str) -> Result<Duration, String> {
+    parse_duration(s).ok_or_else(|| format!("expected {DURATION_FORMS}, or 0 for none"))
 }
 
 fn main() -> ExitCode {
@@ -72,13 +114,26 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     raise_fd_limit()?;
     let config = ServerConfig {
         latency: args.latency,
-        faults: args.faults,
+        faults: args.faults.with_outage(args.outage),
         seed: args.seed,
         max_conns: args.max_conns,
     };
-    let server = SlowServer::bind(args.listen, config)?;
+    let server = if args.idle_timeout.is_zero() {
+        SlowServer::bind(args.listen, config)?
+    } else {
+        SlowServer::bind_with_idle_timeout(args.listen, config, args.idle_timeout)?
+    };
+    let outage = args
+        .outage
+        .map(|outage| format!(", outage {outage}"))
+        .unwrap_or_default();
+    let idle = if args.idle_timeout.is_zero() {
+        "none".to_owned()
+    } else {
+        format_duration(args.idle_timeout)
+    };
     println!(
-        "slow-server listening on {} (latency {}, faults {}, seed {})",
+        "slow-server listening on {} (latency {}, faults {}{outage}, seed {}, idle timeout {idle})",
         server.addr(),
         config.latency,
         config.faults,
@@ -89,4 +144,32 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let stats = server.shutdown();
     eprintln!("slow-server stopped by {signal}\n{stats}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testbed::server::DEFAULT_IDLE_TIMEOUT;
+
+    #[test]
+    fn the_default_idle_timeout_is_the_library_one() {
+        let args = Args::try_parse_from(["slow-server"]).expect("the defaults parse");
+        assert_eq!(args.idle_timeout, DEFAULT_IDLE_TIMEOUT);
+        let args = Args::try_parse_from(["slow-server", "--idle-timeout", "0"]).expect("0 parses");
+        assert!(args.idle_timeout.is_zero());
+    }
+
+    #[test]
+    fn negative_values_name_their_flag() {
+        for (flag, value) in [
+            ("--max-conns", "-1"),
+            ("--idle-timeout", "-5ms"),
+            ("--seed", "-2"),
+        ] {
+            let error = Args::try_parse_from(["slow-server", flag, value])
+                .expect_err("a negative value is refused")
+                .to_string();
+            assert!(error.contains(flag), "{flag}: {error}");
+        }
+    }
 }

@@ -7,7 +7,13 @@
 //! order, like a backend that handles a connection serially: a pipelined
 //! second line starts its service time when the first has been answered.
 //!
-//! Not here: accepting, the connection limit, stopping (`server.rs`).
+//! How a session ends decides how its socket closes ([`End`]): gently
+//! after a last reply, not at all for `blackhole` (until the server stops
+//! or the connection's idle timeout), and with a reset for `reset` and for
+//! an outage.
+//!
+//! Not here: accepting, the connection limit, the outage window's clock,
+//! stopping (`server.rs`, `accept.rs`).
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -20,7 +26,8 @@ use crate::faults::Fault;
 use crate::framing::LineError;
 use crate::protocol::{ItemId, MAX_LINE, Payload, Phase, Reply, Request, ResultHash};
 
-use super::{BUSY_REASON, MAX_SERVICE_TIME, Shared};
+use super::accept::reset;
+use super::{MAX_SERVICE_TIME, Peer, SLEEP_CHUNK, Shared};
 
 /// The reason of an injected `NAK`.
 const NAK_REASON: &str = "injected nak";
@@ -85,7 +92,8 @@ impl Garbage {
 
 /// Serves one connection until it ends; never panics, whatever the client
 /// sends. The caller closes the socket afterwards.
-pub(super) fn serve(stream: &TcpStream, shared: &Shared) {
+pub(super) fn serve(peer: &Peer, shared: &Shared) {
+    let stream = &peer.stream;
     // The kernel may delay a sleeping thread's wake-up by its "timer
     // slack" (50 us by default) to batch wake-ups and save power. This
     // thread's sleeps *are* the simulation: take the slack away, which
@@ -95,29 +103,55 @@ pub(super) fn serve(stream: &TcpStream, shared: &Shared) {
     let _ = nix::sys::prctl::set_timerslack(TIMER_SLACK_NS);
     let mut session = Session {
         conn: Conn::new(stream),
+        peer,
         shared,
         awaiting_body: None,
     };
-    match session.run() {
-        End::Gone => {}
-        End::Close => close_gently(stream),
+    let end = match session.run() {
         End::Hang => {
             // Keep the connection open and answer nothing, but keep reading:
             // a client that closes is noticed (read returns 0), and so is a
-            // server that stops (it shuts the socket down).
-            let _ = io::copy(&mut &*stream, &mut io::sink());
+            // server that stops or goes dark (it shuts the socket down), and
+            // an idle timeout (the read fails).
+            match io::copy(&mut &*stream, &mut io::sink()) {
+                Err(e) if is_timeout(&e) => End::Idle,
+                _ if peer.hit_by_outage() => End::Outage,
+                _ => End::Gone,
+            }
         }
+        End::Blackhole => {
+            // Neither read nor write nor close: only the server stopping,
+            // an outage or the idle timeout end it.
+            let deadline = shared.idle_timeout.map(|idle| Instant::now() + idle);
+            match pause_until(peer, shared, deadline) {
+                Pause::Outage => End::Outage,
+                Pause::Elapsed => End::Idle,
+                Pause::Stopping => End::Gone,
+            }
+        }
+        other => other,
+    };
+    match end {
+        End::Gone | End::Hang | End::Blackhole => {}
+        End::Close => close_gently(stream),
+        End::Reset => reset(stream),
+        End::Outage => {
+            reset(stream);
+            shared.counters.reset_by_outage();
+        }
+        End::Idle => shared.counters.idle_closed(),
     }
 }
 
-/// Turns a connection away with `503 busy`. Called on the accept thread,
-/// so a connection over the limit never costs a thread: it must not block.
-pub(super) fn refuse(stream: &TcpStream) {
+/// Turns a connection away with `503 <reason>`. Called on the accept
+/// thread, so a connection turned away never costs a thread: it must not
+/// block.
+pub(super) fn refuse(stream: &TcpStream, reason: &str) {
     /// Enough reads to take the client's first lines, but bounded: the
     /// accept thread has other clients to take.
     const DRAIN_READS: usize = 4;
 
-    let line = format!("{}\n", Reply::Busy(BUSY_REASON.into()));
+    let line = format!("{}\n", Reply::Busy(reason.into()));
     let mut stream = stream;
     // A new socket's send buffer is empty, so a 9-byte write cannot block.
     let _ = stream.write_all(line.as_bytes());
@@ -146,11 +180,61 @@ enum End {
     Close,
     /// The `hang` fault: never answer, wait for the client to give up.
     Hang,
+    /// The `reset` fault: abort with a TCP reset.
+    Reset,
+    /// The `blackhole` fault: go silent, and stay open.
+    Blackhole,
+    /// An outage began: reset, like every open connection.
+    Outage,
+    /// No request line for the idle timeout: close.
+    Idle,
+}
+
+/// Why [`pause_until`] returned.
+enum Pause {
+    /// The deadline passed.
+    Elapsed,
+    /// The server is stopping.
+    Stopping,
+    /// An outage began.
+    Outage,
+}
+
+/// Sleeps until `deadline` (forever if `None`) in chunks of at most
+/// [`SLEEP_CHUNK`], so that a server stopping or an outage beginning is
+/// noticed within one chunk, whatever the simulated latency.
+fn pause_until(peer: &Peer, shared: &Shared, deadline: Option<Instant>) -> Pause {
+    loop {
+        if shared.stopping() {
+            return Pause::Stopping;
+        }
+        if peer.hit_by_outage() {
+            return Pause::Outage;
+        }
+        let left = match deadline {
+            Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+            None => SLEEP_CHUNK,
+        };
+        if left.is_zero() {
+            return Pause::Elapsed;
+        }
+        thread::sleep(left.min(SLEEP_CHUNK));
+    }
+}
+
+/// Whether a read failed because the socket's read timeout (the idle
+/// timeout) expired: Linux says `WouldBlock`, other systems `TimedOut`.
+fn is_timeout(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 /// The state of one connection.
 struct Session<'a> {
     conn: Conn<&'a TcpStream>,
+    peer: &'a Peer,
     shared: &'a Shared,
     /// Set after `OK` to `HEAD <id>`: the next line must be `BODY <id> ...`.
     awaiting_body: Option<ItemId>,
@@ -170,6 +254,9 @@ impl Session<'_> {
             let line = match self.conn.read_line() {
                 Ok(Some(line)) => line,
                 Err(LineError::Frame(e)) => return self.reject(e.to_string()),
+                // The outage shut the socket's read side to wake this read.
+                _ if self.peer.hit_by_outage() => return End::Outage,
+                Err(LineError::Io(e)) if is_timeout(&e) => return End::Idle,
                 // A close between lines or in the middle of one, a reset, or
                 // the server stopping: in every case nobody waits for an answer.
                 Ok(None) | Err(LineError::EofMidLine | LineError::Io(_)) => return End::Gone,
@@ -221,8 +308,10 @@ impl Session<'_> {
             .latency
             .sample(config.seed, id, phase)
             .min(MAX_SERVICE_TIME);
-        if !shared.sleep_until(received + nominal) {
-            return Some(End::Gone);
+        match pause_until(self.peer, shared, Some(received + nominal)) {
+            Pause::Elapsed => {}
+            Pause::Stopping => return Some(End::Gone),
+            Pause::Outage => return Some(End::Outage),
         }
         shared.counters.served(nominal, received.elapsed());
 
@@ -247,6 +336,8 @@ impl Session<'_> {
                 return Some(End::Close);
             }
             Some(Fault::Trickle) => trickle(self.conn.get_mut(), &reply),
+            Some(Fault::Reset) => return Some(End::Reset),
+            Some(Fault::Blackhole) => return Some(End::Blackhole),
         };
         if written.is_err() {
             return Some(End::Gone);

@@ -26,27 +26,7 @@ use crate::duration::format_duration;
 use crate::faults::Fault;
 use crate::protocol::Phase;
 
-/// Width of the fine overshoot buckets. The timing test asserts a p99 below
-/// 500 us, so the resolution must be much finer than that.
-const FINE_US: u64 = 10;
-
-/// Fine buckets cover 0 to 10 ms of overshoot: the range of a server that
-/// keeps up with its load.
-const FINE_BUCKETS: u64 = 1_000;
-
-/// Width of the coarse buckets, which take over from 10 ms.
-const COARSE_US: u64 = 1_000;
-
-/// Coarse buckets cover 10 ms to 1 s: an overloaded machine (thousands of
-/// threads waking at once on two cores) still gets a meaningful p99.
-/// Beyond 1 s, one overflow bucket, reported through the exact maximum.
-const COARSE_BUCKETS: u64 = 990;
-
-/// Fine, coarse and the overflow bucket: 1,991 counters, about 16 KB.
-const BUCKETS: usize = (FINE_BUCKETS + COARSE_BUCKETS + 1) as usize;
-
-/// Where the fine buckets end and the coarse ones start, in microseconds.
-const FINE_END_US: u64 = FINE_BUCKETS * FINE_US;
+use super::histogram::{BUCKETS, bucket_of, percentile};
 
 /// A snapshot of the server's statistics.
 ///
@@ -62,6 +42,17 @@ pub struct ServerStats {
     /// Connections turned away with `503 busy` (connection limit reached, or
     /// no thread could be started for them).
     pub refused: u64,
+    /// Connections turned away with `503 out of descriptors`: the process
+    /// had none left to serve them with.
+    #[serde(default)]
+    pub out_of_descriptors: u64,
+    /// Connections closed by the idle timeout.
+    #[serde(default)]
+    pub idle_closed: u64,
+    /// Connections reset by the outage window: open when it began, or
+    /// accepted during it by a server that could not hold its port.
+    #[serde(default)]
+    pub reset_by_outage: u64,
     /// Connections open right now.
     pub active: u64,
     /// The most connections open at the same time.
@@ -141,6 +132,18 @@ impl fmt::Display for ServerStats {
             "connections: {} accepted, {} refused, {} active, peak {}",
             self.accepted, self.refused, self.active, self.peak_conns
         )?;
+        let closed: Vec<String> = [
+            (self.out_of_descriptors, "turned away out of descriptors"),
+            (self.idle_closed, "closed idle"),
+            (self.reset_by_outage, "reset by the outage"),
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        if !closed.is_empty() {
+            writeln!(f, "             {}", closed.join(", "))?;
+        }
         writeln!(
             f,
             "requests:    {} (get {}, head {}, body {}), {} bad",
@@ -192,6 +195,9 @@ impl fmt::Display for ServerStats {
 pub(super) struct Counters {
     accepted: AtomicU64,
     refused: AtomicU64,
+    out_of_descriptors: AtomicU64,
+    idle_closed: AtomicU64,
+    reset_by_outage: AtomicU64,
     active: AtomicU64,
     peak_conns: AtomicU64,
     /// Indexed by [`Phase::index`].
@@ -212,6 +218,9 @@ impl Default for Counters {
         Counters {
             accepted: AtomicU64::new(0),
             refused: AtomicU64::new(0),
+            out_of_descriptors: AtomicU64::new(0),
+            idle_closed: AtomicU64::new(0),
+            reset_by_outage: AtomicU64::new(0),
             active: AtomicU64::new(0),
             peak_conns: AtomicU64::new(0),
             requests: Default::default(),
@@ -252,6 +261,21 @@ impl Counters {
     /// A connection got `503 busy`.
     pub(super) fn refused(&self) {
         self.refused.fetch_add(1, Relaxed);
+    }
+
+    /// A connection got `503 out of descriptors`.
+    pub(super) fn out_of_descriptors(&self) {
+        self.out_of_descriptors.fetch_add(1, Relaxed);
+    }
+
+    /// A connection was closed for being idle.
+    pub(super) fn idle_closed(&self) {
+        self.idle_closed.fetch_add(1, Relaxed);
+    }
+
+    /// A connection was reset by the outage.
+    pub(super) fn reset_by_outage(&self) {
+        self.reset_by_outage.fetch_add(1, Relaxed);
     }
 
     /// A request line of `phase` was taken into service.
@@ -301,6 +325,9 @@ impl Counters {
         ServerStats {
             accepted: load(&self.accepted),
             refused: load(&self.refused),
+            out_of_descriptors: load(&self.out_of_descriptors),
+            idle_closed: load(&self.idle_closed),
+            reset_by_outage: load(&self.reset_by_outage),
             active: load(&self.active),
             peak_conns: load(&self.peak_conns),
             requests: PhaseCounts {
@@ -336,51 +363,10 @@ impl Counters {
     }
 }
 
-/// The histogram bucket of an overshoot of `us` microseconds.
-fn bucket_of(us: u64) -> usize {
-    let index = if us < FINE_END_US {
-        us / FINE_US
-    } else {
-        (FINE_BUCKETS + (us - FINE_END_US) / COARSE_US).min(BUCKETS as u64 - 1)
-    };
-    // At most BUCKETS - 1, which fits a usize.
-    index as usize
-}
-
-/// The upper edge of bucket `index`, in microseconds; `None` for the
-/// overflow bucket, which has none.
-fn upper_edge(index: usize) -> Option<u64> {
-    let index = index as u64;
-    if index < FINE_BUCKETS {
-        Some((index + 1) * FINE_US)
-    } else if index < FINE_BUCKETS + COARSE_BUCKETS {
-        Some(FINE_END_US + (index - FINE_BUCKETS + 1) * COARSE_US)
-    } else {
-        None
-    }
-}
-
-/// The `q` quantile of the histogram, as the upper edge of the bucket it
-/// falls in (so it never understates), but never above the true maximum.
-fn percentile(buckets: &[u64], count: u64, q: f64, max: u64) -> u64 {
-    if count == 0 {
-        return 0;
-    }
-    // The rank of the q-th observation, 1-based: p99 of 100 values is the 99th.
-    let rank = ((q * count as f64).ceil() as u64).clamp(1, count);
-    let mut seen = 0;
-    for (i, &n) in buckets.iter().enumerate() {
-        seen += n;
-        if seen >= rank {
-            return upper_edge(i).map_or(max, |edge| edge.min(max));
-        }
-    }
-    max
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::histogram::FINE_US;
 
     fn us(n: u64) -> Duration {
         Duration::from_micros(n)
@@ -426,18 +412,6 @@ mod tests {
             (s.overshoot_p50_us, s.overshoot_max_us),
             (2_000_000, 2_000_000)
         );
-    }
-
-    #[test]
-    fn buckets_tile_the_range_without_gaps() {
-        for index in 1..BUCKETS - 1 {
-            let lower = upper_edge(index - 1).expect("not the overflow bucket");
-            assert_eq!(bucket_of(lower), index, "lower edge of {index}");
-            let upper = upper_edge(index).expect("not the overflow bucket");
-            assert_eq!(bucket_of(upper - 1), index, "top of {index}");
-        }
-        assert_eq!(bucket_of(u64::MAX), BUCKETS - 1);
-        assert_eq!(upper_edge(BUCKETS - 1), None);
     }
 
     #[test]

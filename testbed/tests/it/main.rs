@@ -8,6 +8,8 @@
 //! single-threaded one.
 
 mod forked;
+mod harness;
+mod network;
 mod server;
 mod slow_server;
 mod util;

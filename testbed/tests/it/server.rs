@@ -232,7 +232,12 @@ fn observe(
             let mut rest = Vec::new();
             client.stream().read_to_end(&mut rest)?;
         }
-        Some(Fault::Hang) => return Ok(Some(client)),
+        // A reset is an error from `read`, not the end of the stream.
+        Some(Fault::Reset) => match client.read_line() {
+            Err(LineError::Io(e)) if e.kind() == io::ErrorKind::ConnectionReset => {}
+            other => panic!("expected a reset, got {other:?}"),
+        },
+        Some(Fault::Hang | Fault::Blackhole) => return Ok(Some(client)),
     }
     Ok(None)
 }
@@ -243,7 +248,7 @@ fn faults_land_exactly_where_the_plan_says() -> io::Result<()> {
     const ITEMS: u64 = 300;
     let config = config(
         "0",
-        "nak=0.15,ko=0.15,hang=0.05,drop=0.1,garbage=0.1,trickle=0.15",
+        "nak=0.15,ko=0.15,hang=0.05,drop=0.1,garbage=0.1,trickle=0.15,reset=0.05,blackhole=0.05",
         SEED,
     );
     let server = SlowServer::spawn(config)?;

@@ -62,7 +62,7 @@ fn talk_then_stop(server: &mut Child, signal: Signal) -> io::Result<()> {
         .and_then(|addr| addr.parse().ok())
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
     assert!(
-        line.ends_with("(latency 1.0ms, faults none, seed 9)"),
+        line.ends_with("(latency 1.0ms, faults none, seed 9, idle timeout 60.00s)"),
         "{line}"
     );
 

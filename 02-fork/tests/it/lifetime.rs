@@ -1,0 +1,204 @@
+//! The process family's life and death: a parent that dies takes its
+//! children with it, a parent that is interrupted stops them and says so,
+//! and a server that dies under a run fails it.
+//!
+//! Each test starts the binary, finds its children in `/proc`, and acts on
+//! one of them. Every wait has a deadline; processes left behind by a
+//! failing test are killed by pid.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use testbed::store::{DbTarget, Store};
+use testbed::testing::json_report;
+
+const BIN: &str = env!("CARGO_BIN_EXE_02-fork");
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// A run long enough to act on: 2,000 items over 20 workers, two 20 ms
+/// lines each, about four seconds.
+const LONG_RUN: [&str; 4] = ["--items", "2000", "--latency", "20ms"];
+
+/// The workers of a default run.
+const WORKERS: usize = 20;
+
+fn start(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(LONG_RUN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// The pids whose parent is `parent` (from `/proc/*/stat`).
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| parent_of(pid) == Some(parent))
+        .collect()
+}
+
+/// The parent of `pid`, if it is alive. The fourth field of `stat`, after
+/// the command name in parentheses (which may hold spaces).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace();
+    let state = fields.next()?;
+    // A zombie has ended; it only waits to be reaped.
+    if state == "Z" {
+        return None;
+    }
+    fields.next()?.parse().ok()
+}
+
+fn alive(pid: u32) -> bool {
+    parent_of(pid).is_some()
+}
+
+/// How many threads `pid` has: the forked server has several, a worker one.
+fn threads_of(pid: u32) -> usize {
+    fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |tasks| tasks.count())
+}
+
+/// Polls until `condition` holds; panics after `limit`.
+#[track_caller]
+fn wait_until(what: &str, limit: Duration, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The run's workers and its server, once all have started.
+fn family(parent: u32) -> (Vec<u32>, u32) {
+    let mut found = (Vec::new(), 0);
+    wait_until("the workers and the server", DEADLINE, || {
+        let children = children_of(parent);
+        let (server, workers): (Vec<u32>, Vec<u32>) =
+            children.into_iter().partition(|&pid| threads_of(pid) > 1);
+        found = (workers, server.first().copied().unwrap_or(0));
+        found.0.len() == WORKERS && found.1 != 0
+    });
+    found
+}
+
+fn signal(pid: u32, signal: Signal) {
+    let pid = Pid::from_raw(i32::try_from(pid).expect("pids fit an i32"));
+    // Already gone is fine: that is what the tests wait for.
+    let _ = kill(pid, signal);
+}
+
+/// Waits for the binary to end and collects its output.
+#[track_caller]
+fn finish(mut child: Child) -> Output {
+    let pid = child.id();
+    let deadline = Instant::now() + DEADLINE;
+    while child.try_wait().expect("waitpid works").is_none() {
+        if Instant::now() > deadline {
+            for orphan in children_of(pid) {
+                signal(orphan, Signal::SIGKILL);
+            }
+            let _ = child.kill();
+            panic!("02-fork still running after {DEADLINE:?}: killed");
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    child.wait_with_output().expect("the output is collected")
+}
+
+/// Rows in the results file (0 while it has none, or no table yet).
+fn rows(db: &Path) -> u64 {
+    Store::open(&DbTarget::File(db.to_owned()), Instant::now())
+        .and_then(|store| store.rows())
+        .map_or(0, |rows| rows.len() as u64)
+}
+
+#[test]
+fn a_dead_server_fails_the_run_with_a_problem() {
+    let child = start(&["--json"]);
+    let (_, server) = family(child.id());
+    signal(server, Signal::SIGKILL);
+    let output = finish(child);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report = json_report(&output);
+    let problem = report["problems"][0].as_str().unwrap_or_default();
+    assert!(problem.contains("embedded server died"), "{report}");
+    assert!(problem.contains("killed by SIGKILL"), "{report}");
+}
+
+#[test]
+fn workers_die_with_their_parent_whatever_kills_it() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let db = dir.path().join("f.db");
+    let db_arg = db.to_string_lossy().into_owned();
+    let mut child = start(&["--db", &db_arg]);
+    let (workers, server) = family(child.id());
+    wait_until("a few outcomes", DEADLINE, || rows(&db) > 0);
+    let before = rows(&db);
+    // SIGKILL: no handler runs, nothing is cleaned up.
+    child.kill().expect("the parent can be killed");
+    let _ = child.wait();
+    let family: Vec<u32> = workers.iter().copied().chain([server]).collect();
+    wait_until(
+        "every worker and the server to die",
+        Duration::from_secs(5),
+        || family.iter().all(|&pid| !alive(pid)),
+    );
+    // Each worker may finish the item it was on, no more: orphans that
+    // lived on would record the rest of their partitions (as refused,
+    // with the server gone).
+    let after = rows(&db);
+    assert!(
+        after <= before + WORKERS as u64,
+        "{before} rows at the kill, {after} after"
+    );
+    for pid in family {
+        signal(pid, Signal::SIGKILL);
+    }
+}
+
+#[test]
+fn an_interrupted_parent_stops_its_workers_and_reports_what_was_recorded() {
+    for (sig, status) in [(Signal::SIGINT, 130), (Signal::SIGTERM, 143)] {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let db = dir.path().join("f.db");
+        let db_arg = db.to_string_lossy().into_owned();
+        let child = start(&["--db", &db_arg]);
+        let parent = child.id();
+        let (workers, server) = family(parent);
+        wait_until("a few outcomes", DEADLINE, || rows(&db) > 0);
+        // The parent alone, as `kill PID` or a supervisor does; not the
+        // process group, as Ctrl-C in a terminal does.
+        signal(parent, sig);
+        let output = finish(child);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(status), "{sig}: {stderr}");
+        let family: Vec<u32> = workers.iter().copied().chain([server]).collect();
+        assert!(
+            family.iter().all(|&pid| !alive(pid)),
+            "{sig}: the parent ended before its children"
+        );
+        let recorded = rows(&db);
+        let line = stderr.lines().next().unwrap_or_default();
+        assert!(line.contains(&format!("interrupted by {sig}")), "{line}");
+        assert!(
+            line.contains(&format!("{recorded} of 2000 items recorded in {db_arg}")),
+            "{recorded} rows: {line}"
+        );
+        assert!(stderr.contains("fork: "), "the partial report: {stderr}");
+        assert!(output.stdout.is_empty(), "the report goes to stderr");
+    }
+}
