@@ -230,7 +230,7 @@ fn speak_if_stalled(
             oldest,
         }),
         read_timeout: scenario.read_timeout,
-        supports_read_timeout: true,
+        read_timeout_support: testbed::stage::ReadTimeout::Enforced,
     };
     eprintln!("{stall}");
 }

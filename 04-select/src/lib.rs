@@ -53,7 +53,7 @@ mod sys;
 
 use std::cell::RefCell;
 
-use testbed::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::stage::{ReadTimeout, RunStats, Scenario, Stage, StageError};
 use testbed::store::{Lane, StoreError};
 
 use crate::pool::{FinishedItem, Pool, PoolConfig};
@@ -71,9 +71,15 @@ impl Stage for Select {
         "select".into()
     }
 
-    /// No: a pool with read timeouts is stage 5 (05-pool).
-    fn supports_read_timeout(&self) -> bool {
-        false
+    /// No. The loop can wait until the earliest deadline (`next_timeout`
+    /// does exactly that for `dispose`), but a timed-out request leaves its
+    /// connection with a late reply still to come, which must then be
+    /// closed and replaced: that bookkeeping, with the other timeouts a
+    /// pool needs, is stage 5's lesson.
+    fn read_timeout(&self) -> ReadTimeout {
+        ReadTimeout::Missing(
+            "stage 4 keeps no deadlines per request; timeouts are stage 5's lesson: try 05-pool",
+        )
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

@@ -139,8 +139,8 @@ impl Stage for Metered<'_> {
         self.stage.forks()
     }
 
-    fn supports_read_timeout(&self) -> bool {
-        self.stage.supports_read_timeout()
+    fn read_timeout(&self) -> testbed::stage::ReadTimeout {
+        self.stage.read_timeout()
     }
 
     // ANCHOR: metered

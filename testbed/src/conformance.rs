@@ -100,7 +100,7 @@ pub fn assert_outage_conforms(stage: &dyn Stage, settings: &Settings) -> Executi
 pub fn assert_conforms(stage: &dyn Stage) {
     let mut faults = "nak=0.1,ko=0.1,drop=0.05,garbage=0.05,trickle=0.1,reset=0.05".to_owned();
     let mut read_timeout = None;
-    if stage.supports_read_timeout() {
+    if stage.read_timeout().is_enforced() {
         faults.push_str(",hang=0.05,blackhole=0.05");
         read_timeout = Some(Duration::from_millis(100));
     }

@@ -264,7 +264,7 @@ fn execute_with(
             items: settings.items as u64,
             server: server.addr(),
             read_timeout: preflight.read_timeout,
-            supports_read_timeout: stage.supports_read_timeout(),
+            read_timeout_support: stage.read_timeout(),
             progress: progress.clone(),
             stall_after: settings.stall_after,
         };

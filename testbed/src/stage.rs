@@ -163,6 +163,25 @@ pub enum StageError {
     Unsupported(String),
 }
 
+/// Whether a stage can fail a request whose reply does not come in time
+/// (`--read-timeout`), in the stage's own words when it cannot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadTimeout {
+    /// It can: a reply later than `--read-timeout` fails its item with
+    /// `timeout`.
+    Enforced,
+    /// It cannot; the text says why and where to find one, and completes
+    /// "NAME has no read timeout: ..." in the harness's messages.
+    Missing(&'static str),
+}
+
+impl ReadTimeout {
+    /// The stage enforces a read timeout.
+    pub fn is_enforced(self) -> bool {
+        self == ReadTimeout::Enforced
+    }
+}
+
 /// One rung of the ladder.
 pub trait Stage {
     /// The package name (`sync`, `fork`, `select`...), used in reports.
@@ -182,10 +201,11 @@ pub trait Stage {
         false
     }
 
-    /// Can the stage enforce `--read-timeout`? Stage 4 cannot: adding it is
-    /// what stage 5 is about.
-    fn supports_read_timeout(&self) -> bool {
-        true
+    /// Can the stage enforce `--read-timeout`? The stage says, and when it
+    /// cannot, says why and what to use instead: the harness prints those
+    /// words, so the harness itself never names a rung.
+    fn read_timeout(&self) -> ReadTimeout {
+        ReadTimeout::Enforced
     }
 
     /// How many connections the stage holds open at once when given

@@ -35,6 +35,7 @@ pub use sockets::{Connections, connections_to};
 use crate::duration::format_duration;
 use crate::interrupt::{RunRecord, Signals};
 use crate::progress::Progress;
+use crate::stage::ReadTimeout;
 
 /// How long a run may record nothing before the watchdog speaks: far
 /// longer than any service time a run simulates on purpose, short enough
@@ -63,8 +64,8 @@ pub struct Stall {
     pub connections: Option<Connections>,
     /// The read timeout the stage runs with.
     pub read_timeout: Option<Duration>,
-    /// Whether the stage has a read timeout at all.
-    pub supports_read_timeout: bool,
+    /// Whether the stage has a read timeout at all, in its own words.
+    pub read_timeout_support: ReadTimeout,
 }
 
 impl fmt::Display for Stall {
@@ -108,22 +109,22 @@ impl fmt::Display for Stall {
                 }
             }
         }
-        match (self.read_timeout, self.supports_read_timeout) {
+        match (self.read_timeout, self.read_timeout_support) {
             (Some(timeout), _) => write!(
                 f,
                 "; a request the server never answers fails as `timeout` after {} \
                  (--read-timeout)",
                 format_duration(timeout)
             ),
-            (None, true) => write!(
+            (None, ReadTimeout::Enforced) => write!(
                 f,
                 "; nothing bounds the wait: --read-timeout (e.g. 1s) fails a request the \
                  server never answers"
             ),
-            (None, false) => write!(
+            (None, ReadTimeout::Missing(why)) => write!(
                 f,
-                "; {} has no read timeout, so a request the server never answers waits \
-                 forever: stop the run (Ctrl-C), or use a stage that has one (05-pool)",
+                "; {} has no read timeout ({why}), so a request the server never answers \
+                 waits forever: stop the run (Ctrl-C)",
                 self.stage
             ),
         }
@@ -180,8 +181,8 @@ pub struct Watch {
     pub server: SocketAddr,
     /// The read timeout the stage runs with.
     pub read_timeout: Option<Duration>,
-    /// Whether the stage has a read timeout at all.
-    pub supports_read_timeout: bool,
+    /// Whether the stage has a read timeout at all, in its own words.
+    pub read_timeout_support: ReadTimeout,
     /// The count the stage's stores tick.
     pub progress: Progress,
     /// How long the run may record nothing before the watchdog speaks.
@@ -271,7 +272,7 @@ fn watch_loop(watch: &Watch, stop: &PipeReader, interrupt: Option<&(Arc<Signals>
                 server: watch.server,
                 connections: connections_to(watch.server),
                 read_timeout: watch.read_timeout,
-                supports_read_timeout: watch.supports_read_timeout,
+                read_timeout_support: watch.read_timeout_support,
             };
             watch.progress.say(&stall.to_string());
         }
@@ -296,7 +297,9 @@ mod tests {
                 oldest: Some(Duration::from_millis(12_300)),
             }),
             read_timeout: None,
-            supports_read_timeout: false,
+            read_timeout_support: ReadTimeout::Missing(
+                "timeouts are stage 5's lesson: try 05-pool",
+            ),
         }
     }
 
@@ -313,7 +316,7 @@ mod tests {
         }
         let bounded = Stall {
             read_timeout: Some(Duration::from_secs(30)),
-            supports_read_timeout: true,
+            read_timeout_support: ReadTimeout::Enforced,
             ..stall()
         };
         assert!(
@@ -322,7 +325,7 @@ mod tests {
                 .contains("after 30.00s (--read-timeout)")
         );
         let unbounded = Stall {
-            supports_read_timeout: true,
+            read_timeout_support: ReadTimeout::Enforced,
             ..stall()
         };
         assert!(unbounded.to_string().contains("--read-timeout (e.g. 1s)"));

@@ -26,7 +26,7 @@ use std::time::Duration;
 use crate::cli::Settings;
 use crate::duration::format_duration;
 use crate::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
-use crate::stage::Stage;
+use crate::stage::{ReadTimeout, Stage};
 use crate::store::{DbLock, LockError};
 
 use super::HarnessError;
@@ -52,9 +52,9 @@ pub(super) struct Preflight {
 /// Refuses settings that cannot work, before anything starts.
 pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight, HarnessError> {
     let usage = |message: String| Err(HarnessError::Usage(message));
-    if settings.read_timeout.is_some() && !stage.supports_read_timeout() {
+    if let (Some(_), ReadTimeout::Missing(why)) = (settings.read_timeout, stage.read_timeout()) {
         return usage(format!(
-            "{} has no read timeout (adding one is what 05-pool is about); drop --read-timeout",
+            "{} has no read timeout ({why}); drop --read-timeout",
             stage.name()
         ));
     }
@@ -76,10 +76,9 @@ pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight,
     if let Some(fault) = settings.faults.needing_read_timeout()
         && settings.read_timeout.is_none()
     {
-        let hint = if stage.supports_read_timeout() {
-            "add --read-timeout (e.g. 100ms)"
-        } else {
-            "this stage has no read timeout: try 05-pool"
+        let hint = match stage.read_timeout() {
+            ReadTimeout::Enforced => "add --read-timeout (e.g. 100ms)".to_owned(),
+            ReadTimeout::Missing(why) => format!("this stage has no read timeout ({why})"),
         };
         return usage(format!(
             "--faults {fault} needs a read timeout, or a request it hits waits forever: {hint}"
@@ -96,7 +95,7 @@ pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight,
 
     let mut notes = Vec::new();
     let mut read_timeout = settings.read_timeout;
-    if settings.server.is_some() && read_timeout.is_none() && stage.supports_read_timeout() {
+    if settings.server.is_some() && read_timeout.is_none() && stage.read_timeout().is_enforced() {
         read_timeout = Some(DEFAULT_EXTERNAL_READ_TIMEOUT);
         notes.push(format!(
             "no --read-timeout against an external server: a request fails as `timeout` after \
