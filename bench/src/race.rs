@@ -225,6 +225,11 @@ pub struct Row {
     pub overhead: Lap,
     /// Every round's headline figures, in the order they ran.
     pub rounds: Rounds,
+    /// The zero-latency run's client CPU per item as a multiple of the
+    /// `floor` row's ([`crate::floor`]): how far above the least a client
+    /// can do for this workload (`null` when the floor did not race).
+    #[serde(default)]
+    pub cpu_x_floor: Option<f64>,
 }
 
 /// Every round's headline figures, per workload.
@@ -251,6 +256,21 @@ impl RoundFigures {
             throughput: lap.report.throughput,
             client_cpu_us_per_item: lap.client_cpu_us_per_item,
         }
+    }
+}
+
+/// The name of the row every row's CPU per item is divided by.
+pub const FLOOR: &str = "floor";
+
+/// Sets every row's [`Row::cpu_x_floor`] from the `floor` row, if any.
+pub fn divide_by_floor(rows: &mut [Row]) {
+    let floor = rows
+        .iter()
+        .find(|r| r.overhead.report.stage == FLOOR)
+        .map(|r| r.overhead.client_cpu_us_per_item)
+        .filter(|&cpu| cpu > 0.0);
+    for row in rows {
+        row.cpu_x_floor = floor.map(|f| row.overhead.client_cpu_us_per_item / f);
     }
 }
 
@@ -378,8 +398,10 @@ pub fn run(
             latency_bound: settle(contender, Part::LatencyBound, ladder, servers, output)?,
             overhead: settle(contender, Part::Overhead, zero, servers, output)?,
             rounds,
+            cpu_x_floor: None,
         });
     }
+    divide_by_floor(&mut rows);
     Ok(rows)
 }
 

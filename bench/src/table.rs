@@ -6,7 +6,7 @@
 use crate::race::{Race, Row};
 
 /// The column headers.
-const HEADERS: [&str; 10] = [
+const HEADERS: [&str; 11] = [
     "stage",
     "items/s",
     "efficiency",
@@ -17,13 +17,16 @@ const HEADERS: [&str; 10] = [
     "wrong",
     "items/s, 0 ms",
     "CPU µs/item, 0 ms",
+    "× floor",
 ];
 
 /// Columns holding numbers, aligned right.
-const NUMERIC: [bool; 10] = [false, true, true, true, true, true, true, true, true, true];
+const NUMERIC: [bool; 11] = [
+    false, true, true, true, true, true, true, true, true, true, true,
+];
 
 /// The cells of one row.
-fn cells(row: &Row) -> [String; 10] {
+fn cells(row: &Row) -> [String; 11] {
     let ladder = &row.latency_bound.report;
     let zero = &row.overhead;
     [
@@ -41,6 +44,8 @@ fn cells(row: &Row) -> [String; 10] {
         (ladder.wrong + zero.report.wrong).to_string(),
         thousands(zero.report.throughput),
         format!("{:.1}", zero.client_cpu_us_per_item),
+        row.cpu_x_floor
+            .map_or("n/a".to_owned(), |x| format!("{x:.2}")),
     ]
 }
 
@@ -48,9 +53,10 @@ fn cells(row: &Row) -> [String; 10] {
 pub fn legend(race: &Race) -> String {
     let mut legend = format!(
         "Columns 2 to 6: {}; `conns` is the most connections the server saw at \
-         once. Columns 9 and 10: {}; CPU is the client's user + system time \
-         per item (its process and its children, not the server's). Lost and \
-         wrong count both runs.",
+         once. Columns 9 to 11: {}; CPU is the client's user + system time \
+         per item (its process and its children, not the server's), and × floor \
+         that CPU as a multiple of the `floor` row's, the least a client can \
+         do for this workload. Lost and wrong count both runs.",
         race.workloads.latency_bound.describe(),
         race.workloads.overhead.describe()
     );
@@ -85,7 +91,7 @@ pub fn markdown(race: &Race) -> String {
 
 /// The table in aligned columns, for a terminal.
 pub fn text(race: &Race) -> String {
-    let rows: Vec<[String; 10]> = race.rows.iter().map(cells).collect();
+    let rows: Vec<[String; 11]> = race.rows.iter().map(cells).collect();
     let width = |col: usize| {
         rows.iter()
             .map(|r| r[col].chars().count())
