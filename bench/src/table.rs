@@ -89,6 +89,47 @@ pub fn markdown(race: &Race) -> String {
     out
 }
 
+/// Where each connection's time per item went in the latency-bound run
+/// ([`Row::time_split`]), as a Markdown table with its command and legend;
+/// rows without the server's figures are left out.
+pub fn split_markdown(race: &Race) -> String {
+    let workload = &race.workloads.latency_bound;
+    let mut out = format!(
+        "<p class=\"figure-command\"><code>{}</code></p>\n\n\
+         | stage | ms per item and connection | service | overshoot | client | client share |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+        race.command
+    );
+    for row in &race.rows {
+        let Some(split) = row.time_split(workload) else {
+            continue;
+        };
+        let total = split.total_ms();
+        out.push_str(&format!(
+            "| {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0}% |\n",
+            row.latency_bound.report.stage,
+            total,
+            split.service_ms,
+            split.overshoot_ms,
+            split.client_ms,
+            split.client_ms / total * 100.0
+        ));
+    }
+    out.push_str(&format!(
+        "\n{}: a connection's time per item is `conns / items per second`. \
+         Service is what the workload asks ({} × the nominal service time); \
+         overshoot is the server's sleeps waking late ({} × the mean applied \
+         service time, from the server's own statistics over every round, \
+         minus the nominal one); client is the rest: the client's work \
+         between a reply and the next request, loopback, waiting for a core, \
+         and the start and end of the run.\n",
+        workload.describe(),
+        workload.phases.count(),
+        workload.phases.count()
+    ));
+    out
+}
+
 /// The table in aligned columns, for a terminal.
 pub fn text(race: &Race) -> String {
     let rows: Vec<[String; 11]> = race.rows.iter().map(cells).collect();
