@@ -161,6 +161,27 @@ pub fn render(race: &Race) -> String {
             &format!("{:.1}", lap.client_cpu_us_per_item),
         );
     }
+    // The floor's CPU per item as a dashed line through every row: the
+    // least a client can do for this workload (`crate::floor`).
+    if let Some(floor) = race
+        .rows
+        .iter()
+        .find(|r| r.overhead.report.stage == crate::race::FLOOR)
+    {
+        let x = right + floor.overhead.client_cpu_us_per_item / most * PANEL;
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#333333" stroke-dasharray="4 3"><title>floor: {:.1} µs/item</title></line>"##,
+            TOP - 4.0,
+            TOP + n * ROW,
+            floor.overhead.client_cpu_us_per_item
+        );
+        let _ = writeln!(
+            svg,
+            r##"<text x="{x:.1}" y="{:.1}" font-family="sans-serif" font-size="10" fill="#333333" text-anchor="middle">floor</text>"##,
+            TOP + n * ROW + 12.0
+        );
+    }
 
     legend(&mut svg, TOP + n * ROW + 34.0);
     let _ = writeln!(

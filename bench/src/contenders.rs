@@ -24,6 +24,7 @@
 
 use testbed::stage::Stage;
 
+use crate::floor::Floor;
 use crate::tasks::Tasks;
 use crate::threads::Threads;
 
@@ -179,6 +180,9 @@ pub const CONTENDERS: &[Contender] = &[
     Contender::reference("tokio-ct", &[LatencyBound, Overhead], || {
         Box::new(Tasks::current_thread())
     }),
+    // The least a client can do: raced, never benchmarked, and the row
+    // every other row's CPU per item is divided by.
+    Contender::reference("floor", &[], || Box::new(Floor)),
 ];
 // ANCHOR_END: registry
 

@@ -52,6 +52,7 @@
 pub mod chart;
 pub mod contenders;
 pub mod cpu;
+pub mod floor;
 pub mod race;
 pub mod run;
 pub mod servers;

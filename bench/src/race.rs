@@ -35,7 +35,7 @@ use testbed::duration::format_duration;
 use testbed::faults::FaultPlan;
 use testbed::latency::LatencyModel;
 use testbed::protocol::Phases;
-use testbed::server::ServerConfig;
+use testbed::server::{ServerConfig, ServiceStats};
 
 use crate::contenders::{Contender, Kind};
 use crate::run::{Lap, RunError, Runner};
@@ -225,6 +225,39 @@ pub struct Row {
     pub overhead: Lap,
     /// Every round's headline figures, in the order they ran.
     pub rounds: Rounds,
+    /// The zero-latency run's client CPU per item as a multiple of the
+    /// `floor` row's ([`crate::floor`]): how far above the least a client
+    /// can do for this workload (`null` when the floor did not race).
+    #[serde(default)]
+    pub cpu_x_floor: Option<f64>,
+    /// The service times the latency-bound run's server really applied,
+    /// over every round (`null` in a race saved before this key existed):
+    /// with the throughput, they split each item's time into service,
+    /// the server's overshoot and the client's delay ([`Row::time_split`]).
+    #[serde(default)]
+    pub latency_bound_service: Option<ServiceStats>,
+}
+
+/// Where a connection's time per item went in the latency-bound run, in
+/// ms: see [`Row::time_split`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimeSplit {
+    /// What the workload asks: phases × the nominal service time.
+    pub service_ms: f64,
+    /// Phases × (the mean applied service time − the nominal one): the
+    /// server's sleeps waking late.
+    pub overshoot_ms: f64,
+    /// The rest of a connection's time per item: the client's work between
+    /// a reply and the next request, loopback, waiting for a core, and the
+    /// start and the end of the run, when some connections have no item.
+    pub client_ms: f64,
+}
+
+impl TimeSplit {
+    /// The whole: a connection's time per item, `conns / throughput`.
+    pub fn total_ms(&self) -> f64 {
+        self.service_ms + self.overshoot_ms + self.client_ms
+    }
 }
 
 /// Every round's headline figures, per workload.
@@ -254,7 +287,44 @@ impl RoundFigures {
     }
 }
 
+/// The name of the row every row's CPU per item is divided by.
+pub const FLOOR: &str = "floor";
+
+/// Sets every row's [`Row::cpu_x_floor`] from the `floor` row, if any.
+pub fn divide_by_floor(rows: &mut [Row]) {
+    let floor = rows
+        .iter()
+        .find(|r| r.overhead.report.stage == FLOOR)
+        .map(|r| r.overhead.client_cpu_us_per_item)
+        .filter(|&cpu| cpu > 0.0);
+    for row in rows {
+        row.cpu_x_floor = floor.map(|f| row.overhead.client_cpu_us_per_item / f);
+    }
+}
+
 impl Row {
+    /// Splits the latency-bound run's time per item and connection
+    /// (`conns / throughput`, Little's law read backwards) into service,
+    /// overshoot and the client's share; `None` without the server's
+    /// figures or without latency.
+    pub fn time_split(&self, workload: &Workload) -> Option<TimeSplit> {
+        let report = &self.latency_bound.report;
+        let service = self.latency_bound_service.filter(|s| s.count > 0)?;
+        let nominal_ms = workload.latency.mean().as_secs_f64() * 1e3;
+        if nominal_ms == 0.0 || report.throughput <= 0.0 {
+            return None;
+        }
+        let phases = f64::from(workload.phases.count());
+        let lanes = report.conns.min(report.items).max(1) as f64;
+        let total_ms = lanes / report.throughput * 1e3;
+        let applied_ms = service.mean_applied_us / 1e3;
+        Some(TimeSplit {
+            service_ms: phases * nominal_ms,
+            overshoot_ms: phases * (applied_ms - nominal_ms),
+            client_ms: total_ms - phases * applied_ms,
+        })
+    }
+
     /// Nothing lost and nothing wrong, in either run.
     pub fn is_sound(&self) -> bool {
         self.latency_bound.report.is_sound() && self.overhead.report.is_sound()
@@ -373,13 +443,17 @@ pub fn run(
             latency_bound: figures(&ladder),
             overhead: figures(&zero),
         };
+        let latency_bound = settle(contender, Part::LatencyBound, ladder, servers, output)?;
         rows.push(Row {
             kind: Some(contender.kind),
-            latency_bound: settle(contender, Part::LatencyBound, ladder, servers, output)?,
-            overhead: settle(contender, Part::Overhead, zero, servers, output)?,
+            latency_bound: latency_bound.0,
+            overhead: settle(contender, Part::Overhead, zero, servers, output)?.0,
             rounds,
+            cpu_x_floor: None,
+            latency_bound_service: Some(latency_bound.1),
         });
     }
+    divide_by_floor(&mut rows);
     Ok(rows)
 }
 
@@ -429,14 +503,15 @@ fn run_one(
 }
 
 /// Picks the median round, keeps its timeline as `NAME.svg`, and stops the
-/// server, whose peak of connections is the contender's.
+/// server, whose peak of connections is the contender's; returns the lap
+/// and the service times the server applied over every round.
 fn settle(
     contender: &Contender,
     part: Part,
     mut laps: Vec<Done>,
     servers: &mut Servers,
     output: &Output,
-) -> Result<Lap, RaceError> {
+) -> Result<(Lap, ServiceStats), RaceError> {
     let server_error = |why: String| RaceError::Server {
         contender: contender.name.to_owned(),
         part: part.as_str(),
@@ -465,7 +540,7 @@ fn settle(
     }
     // The harness saw an external server and could not know its peak.
     lap.report.server_peak_conns = Some(stats.peak_conns);
-    Ok(lap)
+    Ok((lap, stats.service))
 }
 
 /// What [`run`] reports as it goes.

@@ -6,7 +6,7 @@
 use crate::race::{Race, Row};
 
 /// The column headers.
-const HEADERS: [&str; 10] = [
+const HEADERS: [&str; 11] = [
     "stage",
     "items/s",
     "efficiency",
@@ -17,13 +17,16 @@ const HEADERS: [&str; 10] = [
     "wrong",
     "items/s, 0 ms",
     "CPU µs/item, 0 ms",
+    "× floor",
 ];
 
 /// Columns holding numbers, aligned right.
-const NUMERIC: [bool; 10] = [false, true, true, true, true, true, true, true, true, true];
+const NUMERIC: [bool; 11] = [
+    false, true, true, true, true, true, true, true, true, true, true,
+];
 
 /// The cells of one row.
-fn cells(row: &Row) -> [String; 10] {
+fn cells(row: &Row) -> [String; 11] {
     let ladder = &row.latency_bound.report;
     let zero = &row.overhead;
     [
@@ -41,6 +44,8 @@ fn cells(row: &Row) -> [String; 10] {
         (ladder.wrong + zero.report.wrong).to_string(),
         thousands(zero.report.throughput),
         format!("{:.1}", zero.client_cpu_us_per_item),
+        row.cpu_x_floor
+            .map_or("n/a".to_owned(), |x| format!("{x:.2}")),
     ]
 }
 
@@ -48,9 +53,10 @@ fn cells(row: &Row) -> [String; 10] {
 pub fn legend(race: &Race) -> String {
     let mut legend = format!(
         "Columns 2 to 6: {}; `conns` is the most connections the server saw at \
-         once. Columns 9 and 10: {}; CPU is the client's user + system time \
-         per item (its process and its children, not the server's). Lost and \
-         wrong count both runs.",
+         once. Columns 9 to 11: {}; CPU is the client's user + system time \
+         per item (its process and its children, not the server's), and × floor \
+         that CPU as a multiple of the `floor` row's, the least a client can \
+         do for this workload. Lost and wrong count both runs.",
         race.workloads.latency_bound.describe(),
         race.workloads.overhead.describe()
     );
@@ -83,9 +89,50 @@ pub fn markdown(race: &Race) -> String {
     out
 }
 
+/// Where each connection's time per item went in the latency-bound run
+/// ([`Row::time_split`]), as a Markdown table with its command and legend;
+/// rows without the server's figures are left out.
+pub fn split_markdown(race: &Race) -> String {
+    let workload = &race.workloads.latency_bound;
+    let mut out = format!(
+        "<p class=\"figure-command\"><code>{}</code></p>\n\n\
+         | stage | ms per item and connection | service | overshoot | client | client share |\n\
+         |---|---:|---:|---:|---:|---:|\n",
+        race.command
+    );
+    for row in &race.rows {
+        let Some(split) = row.time_split(workload) else {
+            continue;
+        };
+        let total = split.total_ms();
+        out.push_str(&format!(
+            "| {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0}% |\n",
+            row.latency_bound.report.stage,
+            total,
+            split.service_ms,
+            split.overshoot_ms,
+            split.client_ms,
+            split.client_ms / total * 100.0
+        ));
+    }
+    out.push_str(&format!(
+        "\n{}: a connection's time per item is `conns / items per second`. \
+         Service is what the workload asks ({} × the nominal service time); \
+         overshoot is the server's sleeps waking late ({} × the mean applied \
+         service time, from the server's own statistics over every round, \
+         minus the nominal one); client is the rest: the client's work \
+         between a reply and the next request, loopback, waiting for a core, \
+         and the start and end of the run.\n",
+        workload.describe(),
+        workload.phases.count(),
+        workload.phases.count()
+    ));
+    out
+}
+
 /// The table in aligned columns, for a terminal.
 pub fn text(race: &Race) -> String {
-    let rows: Vec<[String; 10]> = race.rows.iter().map(cells).collect();
+    let rows: Vec<[String; 11]> = race.rows.iter().map(cells).collect();
     let width = |col: usize| {
         rows.iter()
             .map(|r| r[col].chars().count())

@@ -5,9 +5,10 @@
 //! ```
 //!
 //! Prints a table (or `--json`: `{"rows": [...]}`), and writes into `--out`
-//! (default `target/race/`) `race.json`, `race.md`, the chart `race.svg`
+//! (default `target/race/`) `race.json`, `race.md`, `race-split.md` (where
+//! the time per item goes at 2 ms), the chart `race.svg`
 //! and each contender's timeline under `timelines/`. `--book` also writes
-//! `race.md` and `race.svg` into `book/src/figures/` for the chapter
+//! `race.md`, `race-split.md` and `race.svg` into `book/src/figures/` for the chapter
 //! "Racing the stages". Progress goes to stderr.
 //!
 //! The hidden subcommand `race contender NAME [stage flags]` runs one
@@ -322,12 +323,15 @@ fn write_outputs(race: &Race, args: &Args) -> std::io::Result<()> {
 /// The table and the chart, into `--out` and, with `--book`, the book.
 fn write_plots(race: &Race, args: &Args) -> std::io::Result<()> {
     let markdown = table::markdown(race);
+    let split = table::split_markdown(race);
     let svg = chart::render(race);
     race::write_file(&args.out.join("race.md"), &markdown)?;
+    race::write_file(&args.out.join("race-split.md"), &split)?;
     race::write_file(&args.out.join("race.svg"), &svg)?;
     if args.book {
         let figures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/figures");
         race::write_file(&figures.join("race.md"), &markdown)?;
+        race::write_file(&figures.join("race-split.md"), &split)?;
         race::write_file(&figures.join("race.svg"), &svg)?;
     }
     Ok(())
