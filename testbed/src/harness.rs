@@ -25,10 +25,10 @@ use crate::forked::ForkedServer;
 use crate::limits::raise_fd_limit;
 use crate::progress::Progress;
 use crate::report::{Report, RunFacts};
-use crate::server::{ServerConfig, ServerStats, SlowServer};
+use crate::server::{ServedLine, ServerConfig, ServerStats, SlowServer};
 use crate::stage::{Scenario, Stage, StageError};
 use crate::store::{DbTarget, Row, Store, StoreError};
-use crate::timeline;
+use crate::timeline::{self, Timeline};
 use crate::workload;
 
 /// Why a run produced no report.
@@ -58,14 +58,27 @@ pub struct Execution {
     pub report: Report,
     /// Every stored outcome (for timelines and tests).
     pub rows: Vec<Row>,
+    /// When the embedded server served each request line, if it was asked
+    /// to log them (it is for `--timeline`; a forked or external server
+    /// keeps no log).
+    pub served: Vec<ServedLine>,
+    /// The instant the rows' and the picture's µs count from.
+    pub epoch: Instant,
 }
 
 impl Execution {
     /// Draws the run as an SVG timeline at `path`; `command`, if given, is
-    /// printed under the picture so a reader can make it again.
+    /// printed under the picture so a reader can make it again. A path that
+    /// ends in `.json` gets the timeline's data instead, for
+    /// `stack-timelines` to draw with other runs on one axis.
     pub fn write_timeline(&self, path: &Path, command: Option<&str>) -> io::Result<()> {
-        let svg = timeline::render(&self.report, &self.rows, command);
-        std::fs::write(path, svg)
+        let timeline = Timeline::new(&self.report, &self.rows, &self.served, self.epoch);
+        let text = if path.extension().is_some_and(|e| e == "json") {
+            timeline.to_json()
+        } else {
+            timeline::render_stack(std::slice::from_ref(&timeline), command)
+        };
+        std::fs::write(path, text)
     }
 }
 
@@ -148,6 +161,9 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         max_conns: None,
     };
     let mut server = EmbeddedServer::start(stage, settings, config)?;
+    if settings.timeline.is_some() {
+        server.record_served_lines();
+    }
 
     // A stage that records from several connections needs a file; without
     // `--db` it gets a temporary one, removed when `_scratch` drops.
@@ -195,6 +211,7 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
     let outcome = stage.run(&scenario);
     let elapsed = scenario.epoch.elapsed();
     progress.finish();
+    let served = server.served_lines();
     let server_stats = server.finish();
     let stats = outcome?;
 
@@ -224,7 +241,12 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
         stage_stats: stats.extra,
     };
     let report = Report::build(&scenario.items, &rows, facts);
-    Ok(Execution { report, rows })
+    Ok(Execution {
+        report,
+        rows,
+        served,
+        epoch: scenario.epoch,
+    })
 }
 
 /// Refuses settings that cannot work, before anything starts.
@@ -278,6 +300,21 @@ impl EmbeddedServer {
             EmbeddedServer::Threads(server) => server.addr(),
             EmbeddedServer::Process(server) => server.addr(),
             EmbeddedServer::External(addr) => *addr,
+        }
+    }
+
+    /// Asks a server in this process to log when it sends each reply.
+    fn record_served_lines(&self) {
+        if let EmbeddedServer::Threads(server) = self {
+            server.record_served_lines();
+        }
+    }
+
+    /// What the server logged (empty unless it runs in this process).
+    fn served_lines(&self) -> Vec<ServedLine> {
+        match self {
+            EmbeddedServer::Threads(server) => server.served_lines(),
+            _ => Vec::new(),
         }
     }
 

@@ -56,6 +56,7 @@
 //! how a connection is closed. `server/stats.rs` is what gets counted.
 //! [`crate::forked`] runs this same server in a child process.
 
+mod served;
 mod session;
 mod stats;
 
@@ -76,6 +77,7 @@ use socket2::{Domain, Protocol, SockRef, Socket, Type};
 use crate::faults::FaultPlan;
 use crate::latency::LatencyModel;
 
+pub use served::ServedLine;
 pub use session::{Garbage, TRICKLE_PAUSE, TRICKLE_PIECES};
 pub use stats::{PhaseCounts, ServerStats, ServiceStats};
 
@@ -210,6 +212,7 @@ impl SlowServer {
             counters: stats::Counters::default(),
             stopping: AtomicBool::new(false),
             open: Mutex::new(HashMap::new()),
+            served: served::ServedLog::default(),
         });
         let acceptor = thread::Builder::new().name("slow-accept".into()).spawn({
             let shared = Arc::clone(&shared);
@@ -236,6 +239,19 @@ impl SlowServer {
     /// The statistics so far (see [`ServerStats`] on how exact they are).
     pub fn stats(&self) -> ServerStats {
         self.shared.counters.snapshot()
+    }
+
+    /// From now on, remembers when each reply was sent (see
+    /// [`served_lines`](Self::served_lines)); off by default.
+    pub fn record_served_lines(&self) {
+        self.shared.served.start();
+    }
+
+    /// Every request line answered since
+    /// [`record_served_lines`](Self::record_served_lines), with when its
+    /// service started and when its reply was written.
+    pub fn served_lines(&self) -> Vec<ServedLine> {
+        self.shared.served.snapshot()
     }
 
     /// Stops the server, joins every thread, and returns the final
@@ -293,6 +309,8 @@ struct Shared {
     /// closed, and its descriptor number reused by a new connection, while
     /// `stop` might still call `shutdown` on it.
     open: Mutex<HashMap<ConnId, Arc<TcpStream>>>,
+    /// When each reply was sent, if asked (`record_served_lines`).
+    served: served::ServedLog,
 }
 
 impl Shared {

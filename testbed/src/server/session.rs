@@ -244,6 +244,7 @@ impl Session<'_> {
                 let garbage = Garbage::choose(config.seed, id, phase).bytes();
                 // The connection ends either way; a failed write changes nothing.
                 let _ = self.conn.get_mut().write_all(&garbage);
+                shared.served.push(id, phase, received);
                 return Some(End::Close);
             }
             Some(Fault::Trickle) => trickle(self.conn.get_mut(), &reply),
@@ -251,6 +252,7 @@ impl Session<'_> {
         if written.is_err() {
             return Some(End::Gone);
         }
+        shared.served.push(id, phase, received);
         if reply == Reply::Ok && matches!(fault, None | Some(Fault::Trickle)) {
             self.awaiting_body = Some(id);
         }
