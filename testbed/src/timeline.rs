@@ -32,7 +32,8 @@
 //! library, and the output stays small and diffable. It is drawn 740 pixels
 //! wide, the width of the book's text column, so its 12-pixel text is read
 //! at 12 pixels there. Failures get their own colour per kind, and every bar
-//! has a tooltip (`<title>`) with the item, its outcome and its durations.
+//! has a tooltip (`<title>`) with the item, its outcome and its durations,
+//! up to a few thousand bars (beyond, a bar is too thin to point at).
 //! Lanes shrink to fit, lane labels thin out so they never overlap, and bars
 //! are separated by a hairline so 40 back-to-back requests in one lane
 //! remain 40.
@@ -70,6 +71,11 @@ const LINE: f64 = 17.0;
 const COMMAND_COLUMNS: usize = 84;
 /// Roughly the width of one character of 12 px sans-serif text.
 const CHAR_WIDTH: f64 = 6.8;
+/// A run with more bars than this, or lanes thinner than
+/// [`TOOLTIP_LANE`], gets no tooltips: nobody can point at one bar there,
+/// and the picture stays a few hundred KB.
+const TOOLTIP_LIMIT: usize = 2_000;
+const TOOLTIP_LANE: f64 = 4.0;
 /// How light the "waiting on the client" shade is.
 const LIGHT_OPACITY: f64 = 0.35;
 
@@ -228,6 +234,7 @@ pub fn render_stack(runs: &[Timeline], command: Option<&str>) -> String {
     let height = axis_y + 40.0 + LINE * command_lines.len() as f64 + 6.0;
 
     let mut svg = svg_start(WIDTH, height);
+    svg.push_str(&style());
     // `write!` to a String cannot fail; the results are ignored throughout.
     for (row, entries) in legend_rows.iter().enumerate() {
         let ly = 8.0 + LINE * row as f64;
@@ -298,11 +305,7 @@ pub fn render_stack(runs: &[Timeline], command: Option<&str>) -> String {
 /// The line above a run's lanes: what ran, and how it went.
 fn panel_title(run: &Timeline, stacked: bool) -> String {
     let r = &run.report;
-    let name = if stacked && run.label != r.stage {
-        format!("{} ({})", run.label, r.stage)
-    } else {
-        r.stage.clone()
-    };
+    let name = if stacked { &run.label } else { &r.stage };
     let efficiency = r.efficiency.map_or(String::new(), |e| {
         format!(", {:.0}% of the ideal", e * 100.0)
     });
@@ -337,7 +340,9 @@ fn lanes(svg: &mut String, run: &Timeline, top: f64, lane_height: f64) {
 }
 
 /// One group per item: the light bar from start to finish, the dark
-/// service times on top, and one tooltip for both.
+/// service times on top, and one tooltip for both. Colours and the light
+/// shade are classes of the picture's style sheet, which keeps a figure of
+/// thousands of bars small.
 fn bars(svg: &mut String, run: &Timeline, top: f64, lane_height: f64, x: &dyn Fn(u64) -> f64) {
     let mut service: BTreeMap<u64, Vec<&Service>> = BTreeMap::new();
     for span in &run.service {
@@ -347,11 +352,14 @@ fn bars(svg: &mut String, run: &Timeline, top: f64, lane_height: f64, x: &dyn Fn
     // apart; at a pixel or less they merge, which is honest.
     let gap = if lane_height >= 6.0 { 1.0 } else { 0.5 };
     let height = (lane_height - gap).max(0.5);
+    let light = if run.service.is_empty() { "" } else { " l" };
+    let tooltips = run.bars.len() <= TOOLTIP_LIMIT && lane_height >= TOOLTIP_LANE;
+    let _ = writeln!(svg, r#"<g stroke="white" stroke-width="{:.2}">"#, gap / 2.0);
     for bar in &run.bars {
         let x0 = x(bar.start_us);
         let w = (x(bar.end_us) - x0).max(0.8);
         let y0 = top + f64::from(bar.lane) * lane_height + gap / 2.0;
-        let colour = colour_of(bar.kind.as_deref());
+        let class = class_of(bar.kind.as_deref());
         let spans: Vec<(u64, u64)> = service
             .get(&bar.id)
             .map(|spans| {
@@ -363,46 +371,51 @@ fn bars(svg: &mut String, run: &Timeline, top: f64, lane_height: f64, x: &dyn Fn
             })
             .unwrap_or_default();
         let ms = |us: u64| us as f64 / 1e3;
-        let total = bar.end_us.saturating_sub(bar.start_us);
-        let served: u64 = spans.iter().map(|(a, b)| b - a).sum();
-        let detail = if run.service.is_empty() {
-            format!("{:.2} ms, lane {}", ms(total), bar.lane)
-        } else {
-            format!(
-                "{:.2} ms in lane {}: {:.2} ms of service, {:.2} ms waiting on the client",
-                ms(total),
-                bar.lane,
-                ms(served),
-                ms(total - served)
-            )
-        };
-        let opacity = if run.service.is_empty() {
-            1.0
-        } else {
-            LIGHT_OPACITY
-        };
+        let mut title = format!(
+            "item {}: {}, lane {}, {:.2} ms",
+            bar.id,
+            bar.what,
+            bar.lane,
+            ms(bar.end_us.saturating_sub(bar.start_us))
+        );
+        if !run.service.is_empty() {
+            let served: u64 = spans.iter().map(|(a, b)| b - a).sum();
+            let _ = write!(title, " ({:.2} ms of service)", ms(served));
+        }
+        if tooltips {
+            let _ = write!(svg, "<g><title>{}</title>", escape(&title));
+        }
         let _ = write!(
             svg,
-            r#"<g><title>item {}: {} ({detail})</title><rect x="{x0:.1}" y="{y0:.1}" width="{w:.1}" height="{height:.1}" fill="{colour}" fill-opacity="{opacity}" stroke="white" stroke-width="{:.2}"/>"#,
-            bar.id,
-            escape(&bar.what),
-            gap / 2.0,
+            r#"<rect class="{class}{light}" x="{x0:.1}" y="{y0:.1}" width="{w:.1}" height="{height:.1}"/>"#
         );
         for (a, b) in spans {
             let sx = x(a);
             let sw = (x(b) - sx).max(0.6);
             let _ = write!(
                 svg,
-                r#"<rect x="{sx:.1}" y="{y0:.1}" width="{sw:.1}" height="{height:.1}" fill="{colour}"/>"#
+                r#"<rect class="{class}" x="{sx:.1}" y="{y0:.1}" width="{sw:.1}" height="{height:.1}"/>"#
             );
         }
-        svg.push_str("</g>\n");
+        svg.push_str(if tooltips { "</g>\n" } else { "\n" });
     }
+    svg.push_str("</g>\n");
 }
 
-fn colour_of(kind: Option<&str>) -> &'static str {
+/// The style sheet of a picture: a class per outcome, and the light shade.
+fn style() -> String {
+    let mut css = format!(".ok{{fill:{OK_COLOUR}}}");
+    for kind in ErrorKind::ALL {
+        let _ = write!(css, ".{}{{fill:{}}}", kind.as_str(), failure_colour(kind));
+    }
+    let _ = write!(css, ".l{{fill-opacity:{LIGHT_OPACITY}}}");
+    format!("<style>{css}</style>\n")
+}
+
+/// The class of a bar: `ok`, or its failure's kind.
+fn class_of(kind: Option<&str>) -> &'static str {
     kind.and_then(|k| k.parse::<ErrorKind>().ok())
-        .map_or(OK_COLOUR, failure_colour)
+        .map_or("ok", ErrorKind::as_str)
 }
 
 /// The legend: success and each failure kind that appears (with one run,
@@ -586,7 +599,7 @@ mod tests {
         let (report, rows) = run(20, 200);
         let svg = render(&report, &rows, Some("01-sync --items 200"));
         assert_eq!(svg.matches("<title>item").count(), 200);
-        assert!(svg.contains(failure_colour(ErrorKind::Ko)));
+        assert!(svg.contains(r#"class="ko""#));
         assert!(
             svg.contains("ko: KO &lt;500&gt;"),
             "tooltips carry the kind, escaped"
@@ -614,10 +627,11 @@ mod tests {
     fn stays_within_bounds_at_100_lanes() {
         let (report, rows) = run(100, 4_000);
         let svg = render(&report, &rows, None);
+        assert!(!svg.contains("<title>"), "too many bars to point at");
         // Labels thin out: 100 lanes of 4.2 px get a label every 4 lanes.
         let labels = svg.matches(r#"text-anchor="end""#).count();
         assert!((20..=30).contains(&labels), "{labels} lane labels");
-        assert!(svg.len() < 1_000_000, "{} bytes", svg.len());
+        assert!(svg.len() < 600_000, "{} bytes", svg.len());
     }
 
     #[test]
@@ -638,10 +652,11 @@ mod tests {
             },
         ];
         let svg = render_stack(std::slice::from_ref(&timeline), None);
-        assert!(svg.contains("6.00 ms of service, 3.00 ms waiting on the client"));
+        assert!(svg.contains("lane 0, 9.00 ms (6.00 ms of service)"));
         assert!(svg.contains("waiting on the client</text>"), "the legend");
-        let light = format!(r#"fill-opacity="{LIGHT_OPACITY}" stroke"#);
-        assert_eq!(svg.matches(&light).count(), 4, "every bar is light first");
+        assert_eq!(svg.matches(r#"class="ok l""#).count(), 3, "light first");
+        assert_eq!(svg.matches(r#"class="ko l""#).count(), 1);
+        assert_eq!(svg.matches(r#"class="ok" x"#).count(), 2, "two services");
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //!   solutions, every starter compiles, every starter *fails* its tests and
 //!   every solution passes them.
 //! - `cargo xtask figures`: reruns the stages that made the book's figures
-//!   and rewrites them (timelines and their figure tables).
+//!   and rewrites them (timelines and their figure tables);
+//!   `cargo xtask figures --check` reruns them and fails if a committed
+//!   figure disagrees with its run or was edited by hand.
 //!
 //! Not here: anything a stage or a test needs at run time.
 
@@ -38,10 +40,10 @@ fn main() -> Result<()> {
             Ok(())
         }
         Some("check-exercises") => starters::check(&root),
-        Some("figures") => figures::regenerate(&root, args.get(1).map(String::as_str)),
+        Some("figures") => figures::main(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask check-book | starters [DIR] | check-exercises | figures [NAME]"
+                "usage: cargo xtask check-book | starters [DIR] | check-exercises | figures [--check [--release]] [NAME...]"
             );
             std::process::exit(2)
         }
