@@ -1,5 +1,5 @@
-//! The command line every stage binary shares (DESIGN.md, "The stage
-//! contract").
+//! The command line every stage binary shares (documented for readers in
+//! `docs/flags.md`).
 //!
 //! [`Settings`] is both the clap argument group (`#[command(flatten)]` it
 //! into a stage's own arguments) and the plain value that tests and the
@@ -72,7 +72,8 @@ pub struct Settings {
     #[arg(long)]
     pub json: bool,
 
-    /// Write an SVG timeline of the run: one lane per connection.
+    /// Write an SVG timeline of the run: one lane per connection (a path
+    /// ending in .json gets the timeline's data, for stack-timelines).
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
 

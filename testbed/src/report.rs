@@ -39,8 +39,8 @@ use crate::protocol::{ItemId, Phases};
 use crate::store::Row;
 use crate::workload::Item;
 
-/// The report's JSON keys that are a stable contract (DESIGN.md, "Report
-/// JSON keys"): programs that read reports (the bench's race, tests) may
+/// The report's JSON keys that are a stable contract (`docs/report.md`):
+/// programs that read reports (the bench's race, tests) may
 /// rely on these; more keys may be added, none renamed.
 pub const CONTRACT_KEYS: [&str; 15] = [
     "stage",
@@ -114,7 +114,7 @@ pub struct LatencyMs {
 }
 
 /// The verified outcome of a run. Its JSON keys are a stable contract
-/// (DESIGN.md, "Report JSON keys"); keys may be added, never renamed.
+/// (`docs/report.md`); keys may be added, never renamed.
 /// It also deserialises, so a program can read back a report that a stage
 /// printed with `--json` in another process (the bench's race does).
 #[derive(Debug, Clone, Serialize, Deserialize)]

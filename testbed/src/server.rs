@@ -1,7 +1,8 @@
 //! The simulated slow server: the service every stage is racing against.
 //!
 //! It plays the "slow external service" of the problem every stage solves:
-//! it answers SLOW/1 requests (PROTOCOL.md) after a simulated service time,
+//! it answers SLOW/1 requests (the book's protocol appendix) after a
+//! simulated service time,
 //! serves every connection in parallel like a real backend, and injects
 //! faults that are decided in advance from `(seed, id, phase)`, so a test or
 //! a report knows which items must fail and how.

@@ -90,18 +90,16 @@ pub fn check_include(page: &Path, directive: &str) -> Result<()> {
 }
 
 /// The lines between `ANCHOR: name` and `ANCHOR_END: name`, without any
-/// other anchor lines (as mdBook does).
+/// other anchor lines (as mdBook does). Like mdBook, a marker may sit
+/// anywhere on its line (`// ANCHOR: x`, `<!-- ANCHOR: x -->`).
 fn anchored(text: &str, anchor: &str) -> Option<String> {
-    let start = format!("ANCHOR: {anchor}");
-    let end = format!("ANCHOR_END: {anchor}");
     let mut inside = false;
     let mut closed = false;
     let mut body = String::new();
     for line in text.lines() {
-        let trimmed = line.trim_end();
-        if trimmed.ends_with(&start) {
+        if marker(line, "ANCHOR:") == Some(anchor) {
             inside = true;
-        } else if trimmed.ends_with(&end) {
+        } else if marker(line, "ANCHOR_END:") == Some(anchor) {
             closed = inside;
             inside = false;
         } else if inside && !line.contains("ANCHOR") {
@@ -110,6 +108,15 @@ fn anchored(text: &str, anchor: &str) -> Option<String> {
         }
     }
     closed.then_some(body)
+}
+
+/// The name after `tag` on `line` (mdBook's `[\w_-]+`), if the tag is there.
+fn marker<'a>(line: &'a str, tag: &str) -> Option<&'a str> {
+    let rest = line[line.find(tag)? + tag.len()..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
 }
 
 fn markdown_files(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -141,11 +148,12 @@ mod tests {
 
     #[test]
     fn anchors_must_open_close_and_hold_something() {
-        let text = "x\n// ANCHOR: a\nfn a() {}\n// ANCHOR: inner\n// ANCHOR_END: inner\n// ANCHOR_END: a\n// ANCHOR: open\n";
+        let text = "x\n// ANCHOR: a\nfn a() {}\n// ANCHOR: inner\n// ANCHOR_END: inner\n// ANCHOR_END: a\n// ANCHOR: open\n<!-- ANCHOR: md -->\ntext\n<!-- ANCHOR_END: md -->\n";
         assert_eq!(anchored(text, "a").as_deref(), Some("fn a() {}\n"));
         assert_eq!(anchored(text, "inner").as_deref(), Some(""));
         assert_eq!(anchored(text, "open"), None);
         assert_eq!(anchored(text, "missing"), None);
+        assert_eq!(anchored(text, "md").as_deref(), Some("text\n"));
     }
 
     #[test]
