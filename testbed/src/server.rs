@@ -242,15 +242,16 @@ impl SlowServer {
         self.shared.counters.snapshot()
     }
 
-    /// From now on, remembers when each reply was sent (see
-    /// [`served_lines`](Self::served_lines)); off by default.
+    /// From now on, remembers when each request line's service time
+    /// started and ended (see [`served_lines`](Self::served_lines)); off by
+    /// default.
     pub fn record_served_lines(&self) {
         self.shared.served.start();
     }
 
-    /// Every request line answered since
+    /// Every request line served since
     /// [`record_served_lines`](Self::record_served_lines), with when its
-    /// service started and when its reply was written.
+    /// service time started and ended.
     pub fn served_lines(&self) -> Vec<ServedLine> {
         self.shared.served.snapshot()
     }

@@ -128,14 +128,14 @@ pub struct Bar {
 }
 
 /// One service time the server applied: from a request line complete to
-/// its reply written.
+/// its reply (or its fault).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Service {
     /// The item's id.
     pub id: u64,
     /// Start, µs since the run's epoch.
     pub start_us: u64,
-    /// Reply written, µs since the run's epoch.
+    /// Service time over, µs since the run's epoch.
     pub end_us: u64,
 }
 
@@ -166,7 +166,7 @@ impl Timeline {
             .map(|line| Service {
                 id: line.id.0,
                 start_us: micros(line.received),
-                end_us: micros(line.sent),
+                end_us: micros(line.done),
             })
             .collect();
         Timeline {

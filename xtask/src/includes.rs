@@ -53,6 +53,76 @@ pub fn check_book(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask book-stats`: for each page, the words of prose and the
+/// code blocks and lines a reader meets once the includes are expanded:
+/// the measure a session plan should be made with.
+pub fn book_stats(root: &Path) -> Result<()> {
+    let src = root.join("book/src");
+    println!(
+        "{:<28} {:>6} {:>7} {:>11}",
+        "page", "words", "blocks", "code lines"
+    );
+    for page in markdown_files(&src)? {
+        let name = page
+            .strip_prefix(&src)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
+        if name.starts_with("figures/") || name == "SUMMARY.md" {
+            continue;
+        }
+        let (words, blocks, code) = page_stats(&page)?;
+        println!("{name:<28} {words:>6} {blocks:>7} {code:>11}");
+    }
+    Ok(())
+}
+
+/// Words outside code blocks, code blocks, and lines inside them (with
+/// every include expanded; a figure's table counts as prose).
+fn page_stats(page: &Path) -> Result<(usize, usize, usize)> {
+    let text = std::fs::read_to_string(page)?;
+    let (mut words, mut blocks, mut code) = (0, 0, 0);
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            blocks += usize::from(in_code);
+            continue;
+        }
+        let expanded: Vec<String> = match directives(line).first() {
+            Some(directive) => included(page, directive)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+            None => vec![line.to_owned()],
+        };
+        if in_code {
+            code += expanded.len();
+        } else {
+            words += expanded
+                .iter()
+                .filter(|l| !l.starts_with("<!--") && !l.starts_with("ANCHOR"))
+                .map(|l| l.split_whitespace().count())
+                .sum::<usize>();
+        }
+    }
+    Ok((words, blocks, code))
+}
+
+/// What an include brings in (the whole file, or an anchor's lines).
+fn included(page: &Path, directive: &str) -> Option<String> {
+    let (path, anchor) = match directive.split_once(':') {
+        Some((path, anchor)) => (path, Some(anchor)),
+        None => (directive, None),
+    };
+    let text = std::fs::read_to_string(page.parent()?.join(path)).ok()?;
+    match anchor {
+        Some(anchor) => anchored(&text, anchor),
+        None => Some(text),
+    }
+}
+
 /// The `path[:anchor]` parts of the `{{#include ...}}` directives on a line.
 fn directives(line: &str) -> Vec<&str> {
     let mut found = Vec::new();

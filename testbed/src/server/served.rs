@@ -1,12 +1,13 @@
-//! When the server answered what: an optional log of every reply it sent,
-//! by item and phase.
+//! When the server served what: an optional log of every request line's
+//! service time, by item and phase.
 //!
 //! A timeline drawn from the results database knows when the client started
 //! an item and when it recorded the outcome, nothing in between. This log
 //! adds the server's side: when each request line was complete (its service
-//! time starts) and when its reply was written. The gap between the reply
-//! and the client's next step is time the reply spent waiting to be read,
-//! which is where round-robin's head-of-line blocking hides.
+//! time starts) and when its service time ended (its reply, or its fault,
+//! follows at once). The gap between that and the client's next step is
+//! time the reply spent waiting to be read, which is where round-robin's
+//! head-of-line blocking hides.
 //!
 //! The log is off unless [`SlowServer::record_served_lines`] turns it on
 //! (the harness does for `--timeline`): a benchmark pays nothing for it.
@@ -20,7 +21,7 @@ use std::time::Instant;
 
 use crate::protocol::{ItemId, Phase};
 
-/// One request line the server served and answered.
+/// One request line the server served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ServedLine {
     /// The item.
@@ -29,8 +30,9 @@ pub struct ServedLine {
     pub phase: Phase,
     /// When the line was complete: the service time starts here.
     pub received: Instant,
-    /// When the reply had been written to the socket.
-    pub sent: Instant,
+    /// When its service time ended: the reply (or the fault, for a line
+    /// the server sabotages) is written at once.
+    pub done: Instant,
 }
 
 /// The log itself: `None` while off.
@@ -43,19 +45,19 @@ impl ServedLog {
         self.lock().get_or_insert_with(Vec::new);
     }
 
-    /// Records a reply, if the log is on.
+    /// Records a line whose service time just ended, if the log is on.
     pub(super) fn push(&self, id: ItemId, phase: Phase, received: Instant) {
         if let Some(lines) = self.lock().as_mut() {
             lines.push(ServedLine {
                 id,
                 phase,
                 received,
-                sent: Instant::now(),
+                done: Instant::now(),
             });
         }
     }
 
-    /// Everything recorded so far, in the order the replies were sent.
+    /// Everything recorded so far, in the order the service times ended.
     pub(super) fn snapshot(&self) -> Vec<ServedLine> {
         self.lock().clone().unwrap_or_default()
     }

@@ -225,6 +225,7 @@ impl Session<'_> {
             return Some(End::Gone);
         }
         shared.counters.served(nominal, received.elapsed());
+        shared.served.push(id, phase, received);
 
         let reply = match &payload {
             None => Reply::Ok,
@@ -244,7 +245,6 @@ impl Session<'_> {
                 let garbage = Garbage::choose(config.seed, id, phase).bytes();
                 // The connection ends either way; a failed write changes nothing.
                 let _ = self.conn.get_mut().write_all(&garbage);
-                shared.served.push(id, phase, received);
                 return Some(End::Close);
             }
             Some(Fault::Trickle) => trickle(self.conn.get_mut(), &reply),
@@ -252,7 +252,6 @@ impl Session<'_> {
         if written.is_err() {
             return Some(End::Gone);
         }
-        shared.served.push(id, phase, received);
         if reply == Reply::Ok && matches!(fault, None | Some(Fault::Trickle)) {
             self.awaiting_body = Some(id);
         }

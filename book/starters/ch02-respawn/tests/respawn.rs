@@ -17,7 +17,7 @@ fn main() {
     // 60 items over 4 workers; worker 1 (items 1, 5, ..., 57: 15 of them)
     // kills itself after recording 3.
     let crash = Some(CrashPlan {
-        worker: WorkerId(1),
+        worker: WorkerId::new(1),
         after: 3,
     });
 
