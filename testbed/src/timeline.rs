@@ -275,10 +275,12 @@ pub fn render_stack(runs: &[Timeline], command: Option<&str>) -> String {
     );
 
     for &(run, title_y, top, lane_height) in &panels {
+        let (what, how) = panel_title(run, runs.len() > 1);
         let _ = writeln!(
             svg,
-            r#"<text x="{LEFT}" y="{title_y:.1}" font-weight="bold">{}</text>"#,
-            escape(&panel_title(run, runs.len() > 1))
+            r#"<text x="{LEFT}" y="{title_y:.1}"><tspan font-weight="bold">{}</tspan>{}</text>"#,
+            escape(&what),
+            escape(&how)
         );
         lanes(&mut svg, run, top, lane_height);
         bars(&mut svg, run, top, lane_height, &x);
@@ -302,20 +304,24 @@ pub fn render_stack(runs: &[Timeline], command: Option<&str>) -> String {
     svg
 }
 
-/// The line above a run's lanes: what ran, and how it went.
-fn panel_title(run: &Timeline, stacked: bool) -> String {
+/// The line above a run's lanes: what ran (in bold), then how it went.
+fn panel_title(run: &Timeline, stacked: bool) -> (String, String) {
     let r = &run.report;
     let name = if stacked { &run.label } else { &r.stage };
     let efficiency = r.efficiency.map_or(String::new(), |e| {
         format!(", {:.0}% of the ideal", e * 100.0)
     });
-    format!(
-        "{name}: {}, {}, {:.2} s, {} items/s{efficiency}",
+    let what = format!(
+        "{name}: {}, {}",
         plural(r.items, "item"),
-        plural(u64::from(run.lanes()), "lane"),
+        plural(u64::from(run.lanes()), "lane")
+    );
+    let how = format!(
+        ", {:.2} s, {} items/s{efficiency}",
         r.elapsed_s,
         thousands(r.throughput.round() as u64)
-    )
+    );
+    (what, how)
 }
 
 /// Lane numbers, thinned so they never overlap, and the axis title.
@@ -612,9 +618,9 @@ mod tests {
     fn titles_have_correct_plurals() {
         let (report, rows) = run(1, 1);
         let svg = render(&report, &rows, None);
-        assert!(svg.contains("1 item, 1 lane,"), "{svg}");
+        assert!(svg.contains("1 item, 1 lane<"), "{svg}");
         let (report, rows) = run(2, 4);
-        assert!(render(&report, &rows, None).contains("4 items, 2 lanes,"));
+        assert!(render(&report, &rows, None).contains("4 items, 2 lanes<"));
     }
 
     #[test]

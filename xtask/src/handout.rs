@@ -337,11 +337,16 @@ pub fn check(root: &Path) -> Result<()> {
     println!("hand-out written to {}", out.display());
 
     // The hand-out's own lock, as a student gets it: nothing resolved anew.
-    // The build shares the repository's target folder, so the registry's
-    // crates are not compiled twice.
+    // Its own target folder: cargo names a workspace member's artifacts
+    // from its path *within* its workspace, so the hand-out's `testbed`
+    // and the repository's would overwrite each other's in a shared one
+    // (and the repository's tests would run the hand-out's binaries).
     let test = Command::new("cargo")
         .args(["test", "--offline", "--locked", "--no-fail-fast"])
-        .env("CARGO_TARGET_DIR", root.join("target"))
+        .env(
+            "CARGO_TARGET_DIR",
+            root.join("target").join("handout-target"),
+        )
         .current_dir(&out)
         .output()
         .context("cannot run cargo test")?;
