@@ -1,4 +1,5 @@
-//! The command line every stage binary shares.
+//! The command line every stage binary shares (documented for readers in
+//! `docs/flags.md`).
 //!
 //! [`Settings`] is both the clap argument group (`#[command(flatten)]` it
 //! into a stage's own arguments) and the plain value that tests and the
@@ -116,7 +117,8 @@ pub struct Settings {
     #[arg(long)]
     pub json: bool,
 
-    /// Write an SVG timeline of the run: one lane per connection.
+    /// Write an SVG timeline of the run: one lane per connection (a path
+    /// ending in .json gets the timeline's data, for stack-timelines).
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
 

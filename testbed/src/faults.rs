@@ -23,8 +23,8 @@ use crate::protocol::{ItemId, Phase, Phases};
 /// The forms `--faults` accepts, quoted in every error about it.
 pub const FAULT_FORMS: &str = "comma-separated kind=probability pairs, each kind once, kinds nak, ko, hang, drop, garbage, trickle, reset, blackhole (e.g. nak=0.05,ko=0.05,hang=0.01), or none";
 
-/// One way the server can misbehave on a request line (the protocol
-/// appendix of the book, "Faults").
+/// One way the server can misbehave on a request line (the book's protocol
+/// appendix, "Faults").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Fault {
     /// `NAK <reason>` to a `HEAD`.

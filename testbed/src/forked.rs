@@ -5,7 +5,8 @@
 //! scheduler's view of "this process". For runs of many thousands of
 //! connections the server needs a process of its own. [`ForkedServer`] is
 //! that, without a separate binary to find and launch: it is the
-//! `fork_task_server` pattern of Perl's AnyEvent::Task:
+//! `fork_task_server` pattern of Perl's AnyEvent::Task (Doug Hoyte's CPAN
+//! documentation; the book's bibliography):
 //!
 //! 1. the parent binds the listening socket *before* forking, so it knows
 //!    the address and clients can connect as soon as `start` returns (the

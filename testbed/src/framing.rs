@@ -5,7 +5,8 @@
 //! one line" works on loopback with small messages and breaks the day a reply
 //! is split across two segments (stage 4's chapter shows exactly that bug).
 //! [`LineFramer`] keeps whatever has arrived and hands out only *complete*
-//! lines, enforcing PROTOCOL.md's framing rules as the bytes come in:
+//! lines, enforcing SLOW/1's framing rules (the book's protocol appendix)
+//! as the bytes come in:
 //!
 //! - a line, `\n` included, is at most [`MAX_LINE`] bytes, so a peer that
 //!   never sends `\n` cannot make us buffer without bound;

@@ -36,10 +36,10 @@ use crate::duration::format_duration;
 use crate::interrupt::{RunRecord, Signals, exit_status};
 use crate::progress::Progress;
 use crate::report::{Report, RunFacts};
-use crate::server::{ServerConfig, ServerStats};
+use crate::server::{ServedLine, ServerConfig, ServerStats};
 use crate::stage::{Scenario, Stage, StageError};
 use crate::store::{DbTarget, Row, Store, StoreError};
-use crate::timeline;
+use crate::timeline::{self, Timeline};
 use crate::watchdog::{Monitor, Watch};
 use crate::workload;
 
@@ -81,14 +81,27 @@ pub struct Execution {
     pub report: Report,
     /// Every stored outcome (for timelines and tests).
     pub rows: Vec<Row>,
+    /// When the embedded server served each request line, if it was asked
+    /// to log them (it is for `--timeline`; a forked or external server
+    /// keeps no log).
+    pub served: Vec<ServedLine>,
+    /// The instant the rows' and the picture's µs count from.
+    pub epoch: Instant,
 }
 
 impl Execution {
     /// Draws the run as an SVG timeline at `path`; `command`, if given, is
-    /// printed under the picture so a reader can make it again.
+    /// printed under the picture so a reader can make it again. A path that
+    /// ends in `.json` gets the timeline's data instead, for
+    /// `stack-timelines` to draw with other runs on one axis.
     pub fn write_timeline(&self, path: &Path, command: Option<&str>) -> io::Result<()> {
-        let svg = timeline::render(&self.report, &self.rows, command);
-        std::fs::write(path, svg)
+        let timeline = Timeline::new(&self.report, &self.rows, &self.served, self.epoch);
+        let text = if path.extension().is_some_and(|e| e == "json") {
+            timeline.to_json()
+        } else {
+            timeline::render_stack(std::slice::from_ref(&timeline), command)
+        };
+        std::fs::write(path, text)
     }
 }
 
@@ -195,6 +208,9 @@ fn execute_with(
     // it from the run's epoch, a few milliseconds later.
     let server_started = Instant::now();
     let server = EmbeddedServer::start(stage, settings, config)?;
+    if settings.timeline.is_some() {
+        server.record_served_lines();
+    }
 
     // A stage that records from several connections needs a file; without
     // `--db` it gets a temporary one, removed when `_scratch` drops.
@@ -278,6 +294,7 @@ fn execute_with(
         monitor.stop();
     }
     progress.finish();
+    let served = server.served_lines();
     // A forking stage that saw SIGINT or SIGTERM stopped its children and
     // left the signal pending for this.
     if let Some(signal) = signals.as_ref().and_then(|signals| signals.take()) {
@@ -337,7 +354,12 @@ fn execute_with(
     let report = Report::build(&scenario.items, &rows, facts);
     drop(reader);
     drop(preflight.lock);
-    Ok(Execution { report, rows })
+    Ok(Execution {
+        report,
+        rows,
+        served,
+        epoch: scenario.epoch,
+    })
 }
 
 /// What the embedded server's statistics tell a reader of the report that

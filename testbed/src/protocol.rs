@@ -1,5 +1,5 @@
-//! SLOW/1, the wire protocol every stage speaks (see `PROTOCOL.md` and the
-//! book's protocol appendix).
+//! SLOW/1, the wire protocol every stage speaks (its specification is the
+//! book's protocol appendix, `book/src/appendix-protocol.md`).
 //!
 //! This module is only about *messages*: what a request or a reply line
 //! means, how to parse one from a line and how to render one back. It does
@@ -16,8 +16,8 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
-/// A line, including its `\n`, is at most this many bytes (PROTOCOL.md,
-/// "Framing"). Anything longer is a protocol error, never a reason to buffer.
+/// A line, including its `\n`, is at most this many bytes (the protocol
+/// appendix, "Framing"). Anything longer is a protocol error, never a reason to buffer.
 pub const MAX_LINE: usize = 1024;
 
 /// A payload is 1 to this many characters from `[A-Za-z0-9_.-]`.
@@ -37,7 +37,7 @@ impl FromStr for ItemId {
     type Err = ParseError;
 
     /// Decimal digits only: `u64::from_str` alone would also take `+7`,
-    /// which PROTOCOL.md forbids.
+    /// which the protocol forbids.
     fn from_str(s: &str) -> Result<Self, ParseError> {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
             return Err(ParseError::BadId(s.to_owned()));

@@ -51,9 +51,9 @@ use crate::protocol::{ItemId, Phases};
 use crate::store::Row;
 use crate::workload::Item;
 
-/// The report's JSON keys that are a stable contract: programs that read
-/// reports (the bench's race, tests) may rely on these; more keys may be
-/// added, none renamed.
+/// The report's JSON keys that are a stable contract (`docs/report.md`):
+/// programs that read reports (the bench's race, tests) may
+/// rely on these; more keys may be added, none renamed.
 pub const CONTRACT_KEYS: [&str; 15] = [
     "stage",
     "items",
@@ -158,7 +158,7 @@ pub struct LatencyMs {
 }
 
 /// The verified outcome of a run. Its JSON keys are a stable contract
-/// ([`CONTRACT_KEYS`]); keys may be added, never renamed.
+/// (`docs/report.md`); keys may be added, never renamed.
 /// It also deserialises, so a program can read back a report that a stage
 /// printed with `--json` in another process (the bench's race does).
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,7 +1,8 @@
 //! The simulated slow server: the service every stage is racing against.
 //!
 //! It plays the "slow external service" of the problem every stage solves:
-//! it answers SLOW/1 requests (`protocol.rs`) after a simulated service time,
+//! it answers SLOW/1 requests (the book's protocol appendix) after a
+//! simulated service time,
 //! serves every connection in parallel like a real backend, and injects
 //! faults that are decided in advance from `(seed, id, phase)`, so a test or
 //! a report knows which items must fail and how.
@@ -74,6 +75,7 @@
 
 mod accept;
 mod histogram;
+mod served;
 mod session;
 mod stats;
 
@@ -90,6 +92,7 @@ use socket2::{Domain, Protocol, SockRef, Socket, Type};
 use crate::faults::FaultPlan;
 use crate::latency::LatencyModel;
 
+pub use served::ServedLine;
 pub use session::{Garbage, TRICKLE_PAUSE, TRICKLE_PIECES};
 pub use stats::{PhaseCounts, ServerStats, ServiceStats};
 
@@ -249,6 +252,7 @@ impl SlowServer {
             counters: stats::Counters::default(),
             stopping: AtomicBool::new(false),
             open: Mutex::new(HashMap::new()),
+            served: served::ServedLog::default(),
         });
         let acceptor = thread::Builder::new().name("slow-accept".into()).spawn({
             let shared = Arc::clone(&shared);
@@ -275,6 +279,20 @@ impl SlowServer {
     /// The statistics so far (see [`ServerStats`] on how exact they are).
     pub fn stats(&self) -> ServerStats {
         self.shared.counters.snapshot()
+    }
+
+    /// From now on, remembers when each request line's service time
+    /// started and ended (see [`served_lines`](Self::served_lines)); off by
+    /// default.
+    pub fn record_served_lines(&self) {
+        self.shared.served.start();
+    }
+
+    /// Every request line served since
+    /// [`record_served_lines`](Self::record_served_lines), with when its
+    /// service time started and ended.
+    pub fn served_lines(&self) -> Vec<ServedLine> {
+        self.shared.served.snapshot()
     }
 
     /// Stops the server, joins every thread, and returns the final
@@ -375,6 +393,8 @@ struct Shared {
     /// closed, and its descriptor number reused by a new connection, while
     /// `stop` might still call `shutdown` on it.
     open: Mutex<HashMap<ConnId, Arc<Peer>>>,
+    /// When each reply was sent, if asked (`record_served_lines`).
+    served: served::ServedLog,
 }
 
 impl Shared {

@@ -53,6 +53,76 @@ pub fn check_book(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask book-stats`: for each page, the words of prose and the
+/// code blocks and lines a reader meets once the includes are expanded:
+/// the measure a session plan should be made with.
+pub fn book_stats(root: &Path) -> Result<()> {
+    let src = root.join("book/src");
+    println!(
+        "{:<28} {:>6} {:>7} {:>11}",
+        "page", "words", "blocks", "code lines"
+    );
+    for page in markdown_files(&src)? {
+        let name = page
+            .strip_prefix(&src)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
+        if name.starts_with("figures/") || name == "SUMMARY.md" {
+            continue;
+        }
+        let (words, blocks, code) = page_stats(&page)?;
+        println!("{name:<28} {words:>6} {blocks:>7} {code:>11}");
+    }
+    Ok(())
+}
+
+/// Words outside code blocks, code blocks, and lines inside them (with
+/// every include expanded; a figure's table counts as prose).
+fn page_stats(page: &Path) -> Result<(usize, usize, usize)> {
+    let text = std::fs::read_to_string(page)?;
+    let (mut words, mut blocks, mut code) = (0, 0, 0);
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            blocks += usize::from(in_code);
+            continue;
+        }
+        let expanded: Vec<String> = match directives(line).first() {
+            Some(directive) => included(page, directive)
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_owned)
+                .collect(),
+            None => vec![line.to_owned()],
+        };
+        if in_code {
+            code += expanded.len();
+        } else {
+            words += expanded
+                .iter()
+                .filter(|l| !l.starts_with("<!--") && !l.starts_with("ANCHOR"))
+                .map(|l| l.split_whitespace().count())
+                .sum::<usize>();
+        }
+    }
+    Ok((words, blocks, code))
+}
+
+/// What an include brings in (the whole file, or an anchor's lines).
+fn included(page: &Path, directive: &str) -> Option<String> {
+    let (path, anchor) = match directive.split_once(':') {
+        Some((path, anchor)) => (path, Some(anchor)),
+        None => (directive, None),
+    };
+    let text = std::fs::read_to_string(page.parent()?.join(path)).ok()?;
+    match anchor {
+        Some(anchor) => anchored(&text, anchor),
+        None => Some(text),
+    }
+}
+
 /// The `path[:anchor]` parts of the `{{#include ...}}` directives on a line.
 fn directives(line: &str) -> Vec<&str> {
     let mut found = Vec::new();
@@ -90,18 +160,16 @@ pub fn check_include(page: &Path, directive: &str) -> Result<()> {
 }
 
 /// The lines between `ANCHOR: name` and `ANCHOR_END: name`, without any
-/// other anchor lines (as mdBook does).
+/// other anchor lines (as mdBook does). Like mdBook, a marker may sit
+/// anywhere on its line (`// ANCHOR: x`, `<!-- ANCHOR: x -->`).
 fn anchored(text: &str, anchor: &str) -> Option<String> {
-    let start = format!("ANCHOR: {anchor}");
-    let end = format!("ANCHOR_END: {anchor}");
     let mut inside = false;
     let mut closed = false;
     let mut body = String::new();
     for line in text.lines() {
-        let trimmed = line.trim_end();
-        if trimmed.ends_with(&start) {
+        if marker(line, "ANCHOR:") == Some(anchor) {
             inside = true;
-        } else if trimmed.ends_with(&end) {
+        } else if marker(line, "ANCHOR_END:") == Some(anchor) {
             closed = inside;
             inside = false;
         } else if inside && !line.contains("ANCHOR") {
@@ -110,6 +178,15 @@ fn anchored(text: &str, anchor: &str) -> Option<String> {
         }
     }
     closed.then_some(body)
+}
+
+/// The name after `tag` on `line` (mdBook's `[\w_-]+`), if the tag is there.
+fn marker<'a>(line: &'a str, tag: &str) -> Option<&'a str> {
+    let rest = line[line.find(tag)? + tag.len()..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
 }
 
 fn markdown_files(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -141,11 +218,12 @@ mod tests {
 
     #[test]
     fn anchors_must_open_close_and_hold_something() {
-        let text = "x\n// ANCHOR: a\nfn a() {}\n// ANCHOR: inner\n// ANCHOR_END: inner\n// ANCHOR_END: a\n// ANCHOR: open\n";
+        let text = "x\n// ANCHOR: a\nfn a() {}\n// ANCHOR: inner\n// ANCHOR_END: inner\n// ANCHOR_END: a\n// ANCHOR: open\n<!-- ANCHOR: md -->\ntext\n<!-- ANCHOR_END: md -->\n";
         assert_eq!(anchored(text, "a").as_deref(), Some("fn a() {}\n"));
         assert_eq!(anchored(text, "inner").as_deref(), Some(""));
         assert_eq!(anchored(text, "open"), None);
         assert_eq!(anchored(text, "missing"), None);
+        assert_eq!(anchored(text, "md").as_deref(), Some("text\n"));
     }
 
     #[test]

@@ -3,18 +3,28 @@
 //! - `cargo xtask check-book`: every `{{#include}}` in the book points at a
 //!   file and anchor that exist and include something, then `mdbook build
 //!   book` must print no warning.
+//! - `cargo xtask book-stats`: words, code blocks and code lines per page,
+//!   includes expanded (what the teachers' session plan is measured with).
 //! - `cargo xtask starters [DIR]`: writes the exercise starters (the
 //!   solutions with their marked regions replaced by `todo!()`) to DIR,
 //!   `book/starters` by default, a folder a teacher can hand out.
 //! - `cargo xtask check-exercises`: the committed starters match the
 //!   solutions, every starter compiles, every starter *fails* its tests and
 //!   every solution passes them.
+//! - `cargo xtask handout DIR`: writes the students' repository (stages,
+//!   testbed, starters as workspace members, a `Cargo.lock`, the book
+//!   without solutions); `cargo xtask check-handout` makes one and checks
+//!   that its tests fail only in the starters and its book shows no
+//!   solution.
 //! - `cargo xtask figures`: reruns the stages that made the book's figures
-//!   and rewrites them (timelines and their figure tables).
+//!   and rewrites them (timelines and their figure tables);
+//!   `cargo xtask figures --check` reruns them and fails if a committed
+//!   figure disagrees with its run or was edited by hand.
 //!
 //! Not here: anything a stage or a test needs at run time.
 
 mod figures;
+mod handout;
 mod includes;
 mod starters;
 mod tidy;
@@ -29,6 +39,7 @@ fn main() -> Result<()> {
     let root = workspace_root();
     match args.first().map(String::as_str) {
         Some("check-book") => includes::check_book(&root),
+        Some("book-stats") => includes::book_stats(&root),
         Some("starters") => {
             let out = args
                 .get(1)
@@ -38,10 +49,19 @@ fn main() -> Result<()> {
             Ok(())
         }
         Some("check-exercises") => starters::check(&root),
-        Some("figures") => figures::regenerate(&root, args.get(1).map(String::as_str)),
+        Some("handout") => match args.get(1) {
+            Some(dir) => {
+                handout::write(&root, Path::new(dir))?;
+                println!("hand-out written to {dir}");
+                Ok(())
+            }
+            None => bail!("usage: cargo xtask handout DIR"),
+        },
+        Some("check-handout") => handout::check(&root),
+        Some("figures") => figures::main(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask check-book | starters [DIR] | check-exercises | figures [NAME]"
+                "usage: cargo xtask check-book | book-stats | starters [DIR] | check-exercises | figures [--check [--release]] [NAME...] | handout DIR | check-handout"
             );
             std::process::exit(2)
         }

@@ -5,6 +5,8 @@
 //!   point 2; rust-analyzer's `TidyDocs` is the model).
 //! - No `todo!()` or `unimplemented!()` outside the exercises (and xtask,
 //!   which writes them into the starters): a stub is not done.
+//! - Every shared flag and every report key is documented in `docs/`, so
+//!   the reference a reader finds there cannot fall behind the code.
 
 #[cfg(test)]
 mod tests {
@@ -68,5 +70,59 @@ mod tests {
             .map(|path| path.display().to_string())
             .collect();
         assert!(stubbed.is_empty(), "stubs left in:\n{}", stubbed.join("\n"));
+    }
+
+    /// The `pub` fields of `struct NAME { ... }` in `text`, each with
+    /// whether an attribute above it hides it (`hide = true`).
+    fn fields(text: &str, name: &str) -> Vec<(String, bool)> {
+        let start = text
+            .find(&format!("pub struct {name} {{"))
+            .unwrap_or_else(|| panic!("no struct {name}"));
+        let body = &text[start..];
+        let end = body.find("\n}").expect("the struct ends");
+        let mut hidden = false;
+        let mut found = Vec::new();
+        for line in body[..end].lines().skip(1) {
+            let line = line.trim();
+            if line.starts_with("#[") && line.contains("hide = true") {
+                hidden = true;
+            }
+            if let Some(rest) = line.strip_prefix("pub ")
+                && let Some((field, _)) = rest.split_once(':')
+            {
+                found.push((field.to_owned(), hidden));
+                hidden = false;
+            }
+        }
+        assert!(found.len() > 5, "the walk found {name}'s fields");
+        found
+    }
+
+    fn read(path: &str) -> String {
+        std::fs::read_to_string(crate::workspace_root().join(path))
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_shared_flag_is_documented() {
+        let docs = read("docs/flags.md");
+        let missing: Vec<String> = fields(&read("testbed/src/cli.rs"), "Settings")
+            .into_iter()
+            .filter(|(_, hidden)| !hidden)
+            .map(|(field, _)| format!("--{}", field.replace('_', "-")))
+            .filter(|flag| !docs.contains(&format!("| `{flag}")))
+            .collect();
+        assert!(missing.is_empty(), "docs/flags.md lacks {missing:?}");
+    }
+
+    #[test]
+    fn every_report_key_is_documented() {
+        let docs = read("docs/report.md");
+        let missing: Vec<String> = fields(&read("testbed/src/report.rs"), "Report")
+            .into_iter()
+            .map(|(field, _)| field)
+            .filter(|key| !docs.contains(&format!("| `{key}` |")))
+            .collect();
+        assert!(missing.is_empty(), "docs/report.md lacks {missing:?}");
     }
 }

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 
 use crate::cli::Settings;
 use crate::forked::ForkedServer;
-use crate::server::{ServerConfig, ServerStats, SlowServer};
+use crate::server::{ServedLine, ServerConfig, ServerStats, SlowServer};
 use crate::stage::Stage;
 
 use super::HarnessError;
@@ -60,6 +60,22 @@ impl EmbeddedServer {
     }
 
     /// Stops an embedded server and returns its statistics, or how it died.
+    /// Asks a server in this process to log when it sends each reply (for
+    /// the timeline's two shades).
+    pub(super) fn record_served_lines(&self) {
+        if let EmbeddedServer::Threads(server) = self {
+            server.record_served_lines();
+        }
+    }
+
+    /// What the server logged (empty unless it runs in this process).
+    pub(super) fn served_lines(&self) -> Vec<ServedLine> {
+        match self {
+            EmbeddedServer::Threads(server) => server.served_lines(),
+            _ => Vec::new(),
+        }
+    }
+
     pub(super) fn finish(self) -> ServerEnd {
         match self {
             EmbeddedServer::Threads(server) => ServerEnd::Stopped(server.shutdown()),

@@ -314,6 +314,7 @@ impl Session<'_> {
             Pause::Outage => return Some(End::Outage),
         }
         shared.counters.served(nominal, received.elapsed());
+        shared.served.push(id, phase, received);
 
         let reply = match &payload {
             None => Reply::Ok,

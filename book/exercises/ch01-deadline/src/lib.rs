@@ -33,7 +33,7 @@ pub struct DeadlineStream {
 // ANCHOR: exercise
 impl Read for DeadlineStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        // EXERCISE-BEGIN: fail with TimedOut if the deadline has passed, else set the socket's read timeout to the time left and read
+        // EXERCISE-BEGIN: what should a read do once the deadline has passed, and how long may it wait before then?
         let left = self.deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(io::Error::new(io::ErrorKind::TimedOut, "deadline passed"));

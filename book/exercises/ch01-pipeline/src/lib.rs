@@ -22,7 +22,7 @@ use testbed::workload::Item;
 /// Sends a `GET` for every item, then reads one reply per item, and returns
 /// the outcomes in item order.
 pub fn pipelined<S: Read + Write>(conn: &mut Conn<S>, items: &[Item]) -> Vec<Outcome> {
-    // EXERCISE-BEGIN: send every GET first, then read the replies in the same order
+    // EXERCISE-BEGIN: in what order must the replies be read, and why may every request be sent before the first reply?
     for item in items {
         if let Err(failure) = conn.send(&Request::Get(item.id, item.payload.clone())) {
             return items.iter().map(|_| Err(failure.clone())).collect();

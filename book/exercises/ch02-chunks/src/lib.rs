@@ -33,7 +33,7 @@ use testbed::workload::Item;
 /// If `n` is zero.
 pub fn chunks<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
     assert!(n > 0, "cannot cut a list into zero chunks");
-    // EXERCISE-BEGIN: give the first len % n chunks len / n + 1 items and the others len / n, in list order
+    // EXERCISE-BEGIN: when the length does not divide by n, how many items does each chunk get, and which chunks get one more?
     let (base, extra) = (items.len() / n, items.len() % n);
     let mut rest = items.into_iter();
     (0..n)
@@ -55,7 +55,7 @@ pub fn service_time(item: &Item, model: &LatencyModel, seed: u64) -> Duration {
 /// How long the slowest partition keeps its worker busy: the largest sum
 /// of [`service_time`] over a partition. Zero for no partitions.
 pub fn makespan(partitions: &[Vec<&Item>], model: &LatencyModel, seed: u64) -> Duration {
-    // EXERCISE-BEGIN: sum each partition's service times and return the largest sum
+    // EXERCISE-BEGIN: what does each partition cost the server, request line by request line, and which partition decides how long the run takes?
     partitions
         .iter()
         .map(|part| {

@@ -83,7 +83,7 @@ pub fn supervise(
     mut children: VecDeque<(Child, Vec<&Item>)>,
     max_respawns: usize,
 ) -> Result<Vec<String>, StageError> {
-    // EXERCISE-BEGIN: pop a child, wait_for it; if it died, find its unrecorded items and spawn_worker a replacement (pushed back on the queue) or give up
+    // EXERCISE-BEGIN: when a child did not exit cleanly, which of its items still need a worker, and what if the replacements keep dying?
     let mut notes = Vec::new();
     let mut respawns = 0;
     while let Some((child, items)) = children.pop_front() {

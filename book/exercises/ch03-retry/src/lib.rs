@@ -65,7 +65,7 @@ impl Retrying {
             })
         };
         let reply = conn.recv()?;
-        // EXERCISE-BEGIN: a NAK with retries left sends HEAD again and waits again, with one retry fewer; any other reply goes to the plain machine (Machine::AwaitingAck, then Machine::handle), as does every reply in Then
+        // EXERCISE-BEGIN: which replies can a HEAD get, after which one may the request go round again, and who handles everything else?
         match self {
             Retrying::AwaitingAck { item, retries_left } => match reply {
                 Reply::Nak(_) if retries_left > 0 => {

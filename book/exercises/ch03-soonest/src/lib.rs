@@ -21,7 +21,7 @@ use testbed::workload::Item;
 // ANCHOR: exercise
 /// The working wrapper whose reply is due first; `None` if none is working.
 pub fn soonest(fleet: &VirtualFleet) -> Option<WrapperId> {
-    // EXERCISE-BEGIN: among the wrappers with a reply pending (fleet.due(w) is Some), the one due first
+    // EXERCISE-BEGIN: which wrappers have a reply on its way, and which of those replies arrives first?
     (0..fleet.count())
         .map(WrapperId)
         .filter_map(|w| fleet.due(w).map(|due| (due, w)))
@@ -35,7 +35,7 @@ pub fn soonest(fleet: &VirtualFleet) -> Option<WrapperId> {
 /// none is idle, dispose of the soonest reply and look again; at the end,
 /// dispose of the soonest reply until no wrapper is working.
 pub fn soonest_first(fleet: &mut VirtualFleet, items: &[Item]) -> Result<(), LoopError> {
-    // EXERCISE-BEGIN: for each item, dispose of the soonest wrapper until one is idle, and start the item there; then drain, soonest first
+    // EXERCISE-BEGIN: when can an item start, what does the loop do until a wrapper is idle, and how do the last replies come in?
     for item in items {
         let idle = loop {
             if let Some(w) = (0..fleet.count())

@@ -33,7 +33,7 @@ pub struct Drained {
 /// Reads everything `src` has *now* into `framer`, without ever blocking
 /// (`src` is non-blocking), and says what it found.
 pub fn drain(src: &mut impl Read, framer: &mut LineFramer) -> io::Result<Drained> {
-    // EXERCISE-BEGIN: loop on framer.read_from(src): Ok(0) is the end of the stream, WouldBlock means done for now, Interrupted means try again
+    // EXERCISE-BEGIN: which results of a read mean 'more may come', 'nothing for now', 'try again' and 'never again'?
     let mut bytes = 0;
     loop {
         match framer.read_from(src) {

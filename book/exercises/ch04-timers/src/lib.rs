@@ -116,7 +116,7 @@ impl EventLoop {
     /// or a socket event, reads the sockets that have events, then fires
     /// the timers that are due.
     pub fn run(&mut self, mut handle: impl FnMut(Happened)) -> io::Result<()> {
-        // EXERCISE-BEGIN: while not idle: timeout = next_timeout(now, timer instants); wait; read_socket for each event; fire_due_timers
+        // EXERCISE-BEGIN: how long may each wait last, and what must happen after it returns, before the next one?
         let mut events = Vec::new();
         while !self.is_idle() {
             let timeout = next_timeout(Instant::now(), self.timers.iter().map(|&(at, _)| at));

@@ -88,7 +88,7 @@ impl Breaker {
     /// time; from then on it is half-open and this one connect is the
     /// probe. Half-open: no, the probe is still out.
     pub fn allow(&mut self, now: Instant) -> bool {
-        // EXERCISE-BEGIN: match the state; an open breaker whose `until` has come becomes HalfOpen and allows this one connect
+        // EXERCISE-BEGIN: in which states may a connect go out, and what becomes of an open breaker whose time is up?
         match self.state {
             State::Closed { .. } => true,
             State::Open { until } if now >= until => {
@@ -105,7 +105,7 @@ impl Breaker {
     /// Opening counts a trip and stays open for `backoff.delay(trips,
     /// seed)`.
     pub fn refused(&mut self, now: Instant) {
-        // EXERCISE-BEGIN: count refusals while closed; at the threshold, or after a failed probe, trips += 1 and the state becomes Open until now + backoff.delay(trips, seed)
+        // EXERCISE-BEGIN: which refusals count towards the threshold, and what does a failed probe do to the next wait?
         let open = match self.state {
             State::Closed { refusals } if refusals + 1 < self.threshold => {
                 self.state = State::Closed {

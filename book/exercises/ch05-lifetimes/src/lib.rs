@@ -26,7 +26,7 @@ use testbed::dice::{splitmix, unit};
 /// drawn from `seed` and `serial`; never less than 1. `spread` is in
 /// `[0, 1]`: 0 gives every connection exactly `max_uses`.
 pub fn lifetime(max_uses: u64, spread: f64, seed: u64, serial: u64) -> u64 {
-    // EXERCISE-BEGIN: u = unit(splitmix(splitmix(seed) ^ serial)); take up to `spread` of max_uses off (floor of max_uses × spread × u); keep it at least 1
+    // EXERCISE-BEGIN: how do you turn the seed and the serial number into a repeatable draw between 0 and 1, and how much of max_uses may that draw take off?
     let draw = unit(splitmix(splitmix(seed) ^ serial));
     let cut = (max_uses as f64 * spread * draw).floor() as u64;
     max_uses.saturating_sub(cut).max(1)

@@ -53,7 +53,7 @@ impl<T> Channel<T> {
     /// The value at the front of the queue, waiting (in this fiber) while
     /// the queue is empty; `None` once the queue is empty *and* closed.
     pub fn recv(&self) -> Option<T> {
-        // EXERCISE-BEGIN: loop: take the front value if there is one; else return None if closed; else wait on not_empty
+        // EXERCISE-BEGIN: after a wake-up, is the value you were woken for still there, and what if the channel closed?
         loop {
             if let Some(value) = self.queue.borrow_mut().pop_front() {
                 return Some(value);

@@ -77,7 +77,7 @@ impl FiberListener {
 pub fn echo(mut conn: Registered<mio::net::TcpStream>) -> io::Result<u64> {
     let mut buf = [0u8; CHUNK];
     let mut echoed = 0;
-    // EXERCISE-BEGIN: read a chunk (io_wait Readable on WouldBlock); stop at 0 bytes; write all of it back (io_wait Writable on WouldBlock); count the bytes
+    // EXERCISE-BEGIN: what do you do when a read or a write says WouldBlock, and how do you know the client is finished?
     loop {
         let n = match conn.get_mut().read(&mut buf) {
             Ok(0) => return Ok(echoed),

@@ -88,7 +88,7 @@ fn spawn_fetches(
     items: Vec<Item>,
     permits: &Semaphore,
 ) -> Vec<JoinHandle<Outcome>> {
-    // EXERCISE-BEGIN: for each item, spawn a fiber that takes permits.acquire() and keeps the permit while it calls fetch
+    // EXERCISE-BEGIN: where must each fiber take its permit so that spawning never waits, and how long must it keep it?
     items
         .into_iter()
         .map(|item| {

@@ -55,7 +55,7 @@ impl Lock {
     /// Gives the lock up: to the fiber that has waited longest, if any
     /// (the lock stays locked, now on its behalf), else it becomes free.
     pub fn unlock(&self) {
-        // EXERCISE-BEGIN: pop the FIRST waiter and unblock it, keeping `locked` true; if no waiter is left, set `locked` to false
+        // EXERCISE-BEGIN: which waiter has waited longest, and may the lock be free for a moment while it changes hands?
         loop {
             let Some(ticket) = self.waiters.borrow_mut().pop_front() else {
                 self.locked.set(false);

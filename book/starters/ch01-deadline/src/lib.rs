@@ -34,8 +34,8 @@ pub struct DeadlineStream {
 // ANCHOR: exercise
 impl Read for DeadlineStream {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        // TODO: fail with TimedOut if the deadline has passed, else set the socket's read timeout to the time left and read
-        todo!("fail with TimedOut if the deadline has passed, else set the socket's read timeout to the time left and read")
+        // TODO: what should a read do once the deadline has passed, and how long may it wait before then?
+        todo!("what should a read do once the deadline has passed, and how long may it wait before then?")
     }
 }
 // ANCHOR_END: exercise

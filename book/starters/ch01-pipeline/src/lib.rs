@@ -23,8 +23,8 @@ use testbed::workload::Item;
 /// Sends a `GET` for every item, then reads one reply per item, and returns
 /// the outcomes in item order.
 pub fn pipelined<S: Read + Write>(conn: &mut Conn<S>, items: &[Item]) -> Vec<Outcome> {
-    // TODO: send every GET first, then read the replies in the same order
-    todo!("send every GET first, then read the replies in the same order")
+    // TODO: in what order must the replies be read, and why may every request be sent before the first reply?
+    todo!("in what order must the replies be read, and why may every request be sent before the first reply?")
 }
 // ANCHOR_END: exercise
 

@@ -34,8 +34,8 @@ use testbed::workload::Item;
 /// If `n` is zero.
 pub fn chunks<T>(items: Vec<T>, n: usize) -> Vec<Vec<T>> {
     assert!(n > 0, "cannot cut a list into zero chunks");
-    // TODO: give the first len % n chunks len / n + 1 items and the others len / n, in list order
-    todo!("give the first len % n chunks len / n + 1 items and the others len / n, in list order")
+    // TODO: when the length does not divide by n, how many items does each chunk get, and which chunks get one more?
+    todo!("when the length does not divide by n, how many items does each chunk get, and which chunks get one more?")
 }
 // ANCHOR_END: chunks
 
@@ -48,8 +48,8 @@ pub fn service_time(item: &Item, model: &LatencyModel, seed: u64) -> Duration {
 /// How long the slowest partition keeps its worker busy: the largest sum
 /// of [`service_time`] over a partition. Zero for no partitions.
 pub fn makespan(partitions: &[Vec<&Item>], model: &LatencyModel, seed: u64) -> Duration {
-    // TODO: sum each partition's service times and return the largest sum
-    todo!("sum each partition's service times and return the largest sum")
+    // TODO: what does each partition cost the server, request line by request line, and which partition decides how long the run takes?
+    todo!("what does each partition cost the server, request line by request line, and which partition decides how long the run takes?")
 }
 // ANCHOR_END: makespan
 

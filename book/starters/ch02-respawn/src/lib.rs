@@ -84,7 +84,7 @@ pub fn supervise(
     mut children: VecDeque<(Child, Vec<&Item>)>,
     max_respawns: usize,
 ) -> Result<Vec<String>, StageError> {
-    // TODO: pop a child, wait_for it; if it died, find its unrecorded items and spawn_worker a replacement (pushed back on the queue) or give up
-    todo!("pop a child, wait_for it; if it died, find its unrecorded items and spawn_worker a replacement (pushed back on the queue) or give up")
+    // TODO: when a child did not exit cleanly, which of its items still need a worker, and what if the replacements keep dying?
+    todo!("when a child did not exit cleanly, which of its items still need a worker, and what if the replacements keep dying?")
 }
 // ANCHOR_END: exercise

@@ -66,8 +66,8 @@ impl Retrying {
             })
         };
         let reply = conn.recv()?;
-        // TODO: a NAK with retries left sends HEAD again and waits again, with one retry fewer; any other reply goes to the plain machine (Machine::AwaitingAck, then Machine::handle), as does every reply in Then
-        todo!("a NAK with retries left sends HEAD again and waits again, with one retry fewer; any other reply goes to the plain machine (Machine::AwaitingAck, then Machine::handle), as does every reply in Then")
+        // TODO: which replies can a HEAD get, after which one may the request go round again, and who handles everything else?
+        todo!("which replies can a HEAD get, after which one may the request go round again, and who handles everything else?")
     }
     // ANCHOR_END: exercise
 }

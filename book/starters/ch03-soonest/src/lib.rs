@@ -22,8 +22,8 @@ use testbed::workload::Item;
 // ANCHOR: exercise
 /// The working wrapper whose reply is due first; `None` if none is working.
 pub fn soonest(fleet: &VirtualFleet) -> Option<WrapperId> {
-    // TODO: among the wrappers with a reply pending (fleet.due(w) is Some), the one due first
-    todo!("among the wrappers with a reply pending (fleet.due(w) is Some), the one due first")
+    // TODO: which wrappers have a reply on its way, and which of those replies arrives first?
+    todo!("which wrappers have a reply on its way, and which of those replies arrives first?")
 }
 
 /// Hands out every item and finishes them all, never waiting on a reply
@@ -31,8 +31,8 @@ pub fn soonest(fleet: &VirtualFleet) -> Option<WrapperId> {
 /// none is idle, dispose of the soonest reply and look again; at the end,
 /// dispose of the soonest reply until no wrapper is working.
 pub fn soonest_first(fleet: &mut VirtualFleet, items: &[Item]) -> Result<(), LoopError> {
-    // TODO: for each item, dispose of the soonest wrapper until one is idle, and start the item there; then drain, soonest first
-    todo!("for each item, dispose of the soonest wrapper until one is idle, and start the item there; then drain, soonest first")
+    // TODO: when can an item start, what does the loop do until a wrapper is idle, and how do the last replies come in?
+    todo!("when can an item start, what does the loop do until a wrapper is idle, and how do the last replies come in?")
 }
 // ANCHOR_END: exercise
 

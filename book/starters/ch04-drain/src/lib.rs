@@ -34,8 +34,8 @@ pub struct Drained {
 /// Reads everything `src` has *now* into `framer`, without ever blocking
 /// (`src` is non-blocking), and says what it found.
 pub fn drain(src: &mut impl Read, framer: &mut LineFramer) -> io::Result<Drained> {
-    // TODO: loop on framer.read_from(src): Ok(0) is the end of the stream, WouldBlock means done for now, Interrupted means try again
-    todo!("loop on framer.read_from(src): Ok(0) is the end of the stream, WouldBlock means done for now, Interrupted means try again")
+    // TODO: which results of a read mean 'more may come', 'nothing for now', 'try again' and 'never again'?
+    todo!("which results of a read mean 'more may come', 'nothing for now', 'try again' and 'never again'?")
 }
 // ANCHOR_END: exercise
 

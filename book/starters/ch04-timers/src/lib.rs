@@ -117,8 +117,8 @@ impl EventLoop {
     /// or a socket event, reads the sockets that have events, then fires
     /// the timers that are due.
     pub fn run(&mut self, mut handle: impl FnMut(Happened)) -> io::Result<()> {
-        // TODO: while not idle: timeout = next_timeout(now, timer instants); wait; read_socket for each event; fire_due_timers
-        todo!("while not idle: timeout = next_timeout(now, timer instants); wait; read_socket for each event; fire_due_timers")
+        // TODO: how long may each wait last, and what must happen after it returns, before the next one?
+        todo!("how long may each wait last, and what must happen after it returns, before the next one?")
     }
     // ANCHOR_END: exercise
 }

@@ -89,8 +89,8 @@ impl Breaker {
     /// time; from then on it is half-open and this one connect is the
     /// probe. Half-open: no, the probe is still out.
     pub fn allow(&mut self, now: Instant) -> bool {
-        // TODO: match the state; an open breaker whose `until` has come becomes HalfOpen and allows this one connect
-        todo!("match the state; an open breaker whose `until` has come becomes HalfOpen and allows this one connect")
+        // TODO: in which states may a connect go out, and what becomes of an open breaker whose time is up?
+        todo!("in which states may a connect go out, and what becomes of an open breaker whose time is up?")
     }
 
     /// A connect was refused at `now`. Closed: one more refusal, and at
@@ -98,8 +98,8 @@ impl Breaker {
     /// Opening counts a trip and stays open for `backoff.delay(trips,
     /// seed)`.
     pub fn refused(&mut self, now: Instant) {
-        // TODO: count refusals while closed; at the threshold, or after a failed probe, trips += 1 and the state becomes Open until now + backoff.delay(trips, seed)
-        todo!("count refusals while closed; at the threshold, or after a failed probe, trips += 1 and the state becomes Open until now + backoff.delay(trips, seed)")
+        // TODO: which refusals count towards the threshold, and what does a failed probe do to the next wait?
+        todo!("which refusals count towards the threshold, and what does a failed probe do to the next wait?")
     }
     // ANCHOR_END: exercise
 }

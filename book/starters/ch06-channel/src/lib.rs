@@ -54,8 +54,8 @@ impl<T> Channel<T> {
     /// The value at the front of the queue, waiting (in this fiber) while
     /// the queue is empty; `None` once the queue is empty *and* closed.
     pub fn recv(&self) -> Option<T> {
-        // TODO: loop: take the front value if there is one; else return None if closed; else wait on not_empty
-        todo!("loop: take the front value if there is one; else return None if closed; else wait on not_empty")
+        // TODO: after a wake-up, is the value you were woken for still there, and what if the channel closed?
+        todo!("after a wake-up, is the value you were woken for still there, and what if the channel closed?")
     }
     // ANCHOR_END: exercise
 }

@@ -78,8 +78,8 @@ impl FiberListener {
 pub fn echo(mut conn: Registered<mio::net::TcpStream>) -> io::Result<u64> {
     let mut buf = [0u8; CHUNK];
     let mut echoed = 0;
-    // TODO: read a chunk (io_wait Readable on WouldBlock); stop at 0 bytes; write all of it back (io_wait Writable on WouldBlock); count the bytes
-    todo!("read a chunk (io_wait Readable on WouldBlock); stop at 0 bytes; write all of it back (io_wait Writable on WouldBlock); count the bytes")
+    // TODO: what do you do when a read or a write says WouldBlock, and how do you know the client is finished?
+    todo!("what do you do when a read or a write says WouldBlock, and how do you know the client is finished?")
 }
 // ANCHOR_END: exercise
 

@@ -89,8 +89,8 @@ fn spawn_fetches(
     items: Vec<Item>,
     permits: &Semaphore,
 ) -> Vec<JoinHandle<Outcome>> {
-    // TODO: for each item, spawn a fiber that takes permits.acquire() and keeps the permit while it calls fetch
-    todo!("for each item, spawn a fiber that takes permits.acquire() and keeps the permit while it calls fetch")
+    // TODO: where must each fiber take its permit so that spawning never waits, and how long must it keep it?
+    todo!("where must each fiber take its permit so that spawning never waits, and how long must it keep it?")
 }
 // ANCHOR_END: exercise
 

@@ -56,8 +56,8 @@ impl Lock {
     /// Gives the lock up: to the fiber that has waited longest, if any
     /// (the lock stays locked, now on its behalf), else it becomes free.
     pub fn unlock(&self) {
-        // TODO: pop the FIRST waiter and unblock it, keeping `locked` true; if no waiter is left, set `locked` to false
-        todo!("pop the FIRST waiter and unblock it, keeping `locked` true; if no waiter is left, set `locked` to false")
+        // TODO: which waiter has waited longest, and may the lock be free for a moment while it changes hands?
+        todo!("which waiter has waited longest, and may the lock be free for a moment while it changes hands?")
     }
     // ANCHOR_END: exercise
 }

@@ -1,0 +1,194 @@
+//! Racing the stages, exercise: where the ceiling is, before you race.
+//!
+//! Two limits bound any client's throughput, and the race's two workloads
+//! are built to meet one each. **Little's law**: with `in flight` requests
+//! at once, each spending `phases × service time` in the server, no client
+//! does more than `in flight / (phases × service time)` items a second,
+//! however fast the machine. **The machine**: when the server answers at
+//! once, every item still costs CPU time, in the client and in the server,
+//! and `cores` cores cannot give more than `cores / CPU time per item`
+//! items a second, however many requests are in flight.
+//!
+//! Write [`latency_bound`], [`cpu_bound`] and [`ceiling`]: the lower of the
+//! two, and which one it is. The tests check them against the race's
+//! workloads, and against a real run of stage 1, which must not beat its
+//! ceiling.
+
+use std::time::Duration;
+
+// ANCHOR: types
+/// What the client is asked to do.
+#[derive(Debug, Clone, Copy)]
+pub struct Workload {
+    /// Items in the list.
+    pub items: u64,
+    /// Requests the client can have in flight (`--conns`).
+    pub conns: u64,
+    /// Request lines, and service times, per item (`--phases`).
+    pub phases: u32,
+    /// The server's mean service time per request line (`--latency`).
+    pub service: Duration,
+}
+
+/// What the machine can give.
+#[derive(Debug, Clone, Copy)]
+pub struct Machine {
+    /// Cores shared by the client and the server.
+    pub cores: f64,
+    /// CPU time one item costs, client and server together.
+    pub cpu_per_item: Duration,
+}
+
+/// Which limit a ceiling comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// Little's law: requests in flight over the time each takes.
+    Latency,
+    /// The cores over the CPU time of an item.
+    Cpu,
+}
+// ANCHOR_END: types
+
+// ANCHOR: exercise
+/// Little's law: the most items per second the workload allows, whatever
+/// the machine. `f64::INFINITY` when the service time is zero.
+pub fn latency_bound(w: &Workload) -> f64 {
+    // EXERCISE-BEGIN: how many requests can really be in flight, and how long does each item spend in the server?
+    let in_flight = w.conns.min(w.items).max(1) as f64;
+    let per_item = f64::from(w.phases) * w.service.as_secs_f64();
+    if per_item == 0.0 {
+        f64::INFINITY
+    } else {
+        in_flight / per_item
+    }
+    // EXERCISE-END
+}
+
+/// The most items per second the machine allows, whatever the workload.
+/// `f64::INFINITY` when an item costs no CPU time.
+pub fn cpu_bound(m: &Machine) -> f64 {
+    // EXERCISE-BEGIN: how many CPU-seconds does the machine have per second, and how many does an item take?
+    let per_item = m.cpu_per_item.as_secs_f64();
+    if per_item == 0.0 {
+        f64::INFINITY
+    } else {
+        m.cores / per_item
+    }
+    // EXERCISE-END
+}
+
+/// The lower of the two bounds, and which one it is (the latency bound
+/// when they are equal).
+pub fn ceiling(w: &Workload, m: &Machine) -> (f64, Bound) {
+    // EXERCISE-BEGIN: which of the two limits is met first?
+    let (latency, cpu) = (latency_bound(w), cpu_bound(m));
+    if latency <= cpu {
+        (latency, Bound::Latency)
+    } else {
+        (cpu, Bound::Cpu)
+    }
+    // EXERCISE-END
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testbed::cli::Settings;
+    use testbed::harness::execute;
+    use testbed::latency::LatencyModel;
+
+    /// The race's latency-bound workload: 4,000 two-phase items, 50
+    /// connections, 2 ms per request line.
+    fn race_at_2ms() -> Workload {
+        Workload {
+            items: 4_000,
+            conns: 50,
+            phases: 2,
+            service: Duration::from_millis(2),
+        }
+    }
+
+    /// Two cores, and 60 µs of CPU per item between the client and the
+    /// server: the order of magnitude of the race at zero latency.
+    fn two_cores() -> Machine {
+        Machine {
+            cores: 2.0,
+            cpu_per_item: Duration::from_micros(60),
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn littles_law_at_the_race_s_two_milliseconds() {
+        assert!(close(latency_bound(&race_at_2ms()), 12_500.0));
+        let sync = Workload {
+            conns: 1,
+            ..race_at_2ms()
+        };
+        assert!(close(latency_bound(&sync), 250.0), "one in flight");
+    }
+
+    #[test]
+    fn fewer_items_than_connections_leave_connections_idle() {
+        let few = Workload {
+            items: 10,
+            conns: 50,
+            ..race_at_2ms()
+        };
+        assert!(close(latency_bound(&few), 2_500.0));
+    }
+
+    #[test]
+    fn zero_latency_leaves_only_the_machine() {
+        let instant = Workload {
+            service: Duration::ZERO,
+            ..race_at_2ms()
+        };
+        assert_eq!(latency_bound(&instant), f64::INFINITY);
+        let expected = 2.0 / 60e-6;
+        assert!(close(cpu_bound(&two_cores()), expected));
+        let (items_per_s, bound) = ceiling(&instant, &two_cores());
+        assert_eq!(bound, Bound::Cpu);
+        assert!(close(items_per_s, expected));
+    }
+
+    #[test]
+    fn at_two_milliseconds_the_server_is_the_limit() {
+        let (items_per_s, bound) = ceiling(&race_at_2ms(), &two_cores());
+        assert_eq!(bound, Bound::Latency);
+        assert!(close(items_per_s, 12_500.0));
+    }
+
+    #[test]
+    fn a_real_run_of_stage_1_does_not_beat_its_ceiling() -> Result<(), String> {
+        let settings = Settings {
+            items: 20,
+            conns: 1,
+            latency: LatencyModel::Fixed(Duration::from_millis(5)),
+            ..Settings::default()
+        };
+        let run = execute(&sync::Blocking::default(), &settings).map_err(|e| e.to_string())?;
+        let workload = Workload {
+            items: 20,
+            conns: 1,
+            phases: 2,
+            // The service time the server really applied, slightly over 5 ms.
+            service: Duration::from_secs_f64(run.report.mean_service_ms / 1e3),
+        };
+        let bound = latency_bound(&workload);
+        let measured = run.report.throughput;
+        assert!(
+            measured <= bound * 1.01,
+            "{measured:.1} items/s beat the law's {bound:.1}"
+        );
+        assert!(
+            measured >= bound * 0.5,
+            "{measured:.1} items/s is far below {bound:.1}: is the bound right?"
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,2 @@
+03-roundrobin | @ch03-bimodal
+04-select | @ch04-bimodal

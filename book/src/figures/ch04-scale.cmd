@@ -1,1 +1,0 @@
-04-select --items 4000 --conns 100 --latency 5ms

@@ -1,0 +1,71 @@
+//! `stack-timelines`: several runs, one picture, one time axis.
+//!
+//! Each run is the `.json` a stage binary writes with `--timeline run.json`;
+//! this draws them one above the other on a shared axis, so two models can
+//! be compared lane by lane at the same scale:
+//!
+//! ```text
+//! cargo run --release --bin 03-roundrobin -- --latency bimodal:0.1:50ms:2ms --timeline rr.json
+//! cargo run --release --bin 04-select -- --latency bimodal:0.1:50ms:2ms --timeline sel.json
+//! cargo run --release -p testbed --bin stack-timelines -- --out both.svg rr.json sel.json
+//! ```
+//!
+//! A run may be given a label: `rr.json=round-robin`.
+//!
+//! Not here: the drawing, which is `testbed::timeline::render_stack`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use testbed::cli::parse_or_exit;
+use testbed::timeline::{Timeline, render_stack};
+
+/// Draws several `--timeline run.json` files on one time axis.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Where to write the SVG.
+    #[arg(long, value_name = "PATH")]
+    out: PathBuf,
+
+    /// A command line to print under the picture.
+    #[arg(long, value_name = "TEXT")]
+    command: Option<String>,
+
+    /// The runs, top to bottom: `run.json`, or `run.json=LABEL`.
+    #[arg(required = true, value_name = "RUN.json[=LABEL]")]
+    runs: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let args: Args = parse_or_exit();
+    let mut runs = Vec::new();
+    for run in &args.runs {
+        let (path, label) = match run.split_once(".json=") {
+            Some((stem, label)) => (format!("{stem}.json"), Some(label)),
+            None => (run.clone(), None),
+        };
+        let timeline = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| serde_json::from_str::<Timeline>(&text).map_err(|e| e.to_string()));
+        match timeline {
+            Ok(mut timeline) => {
+                if let Some(label) = label {
+                    timeline.label = label.to_owned();
+                }
+                runs.push(timeline);
+            }
+            Err(e) => {
+                eprintln!("error: {path}: not a timeline written with --timeline RUN.json: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let svg = render_stack(&runs, args.command.as_deref());
+    if let Err(e) = std::fs::write(&args.out, svg) {
+        eprintln!("error: could not write {}: {e}", args.out.display());
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
