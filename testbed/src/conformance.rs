@@ -69,8 +69,11 @@ pub const OUTAGE_KINDS: [ErrorKind; 4] = [
 ];
 
 /// Runs `stage` through an outage window and panics, with the report,
-/// unless nothing was lost or wrong, the run had no problem, and every
-/// failure is one an outage causes ([`OUTAGE_KINDS`]).
+/// unless nothing was lost or wrong, every failure is one an outage causes
+/// ([`OUTAGE_KINDS`]), and the run had no problem but, perhaps, that no
+/// item reached the server: a stage that starts late on a loaded machine
+/// meets the outage with its first item, and one without a backoff
+/// spends the rest of the list on refused connects within the window.
 #[track_caller]
 pub fn assert_outage_conforms(stage: &dyn Stage, settings: &Settings) -> Execution {
     let execution = match execute(stage, settings) {
@@ -81,7 +84,8 @@ pub fn assert_outage_conforms(stage: &dyn Stage, settings: &Settings) -> Executi
     let context = || format!("{} with {settings:?}:\n{report}", stage.name());
     assert_eq!(report.lost, 0, "lost items: {}", context());
     assert_eq!(report.wrong, 0, "wrong rows: {}", context());
-    assert!(report.problems.is_empty(), "problems: {}", context());
+    let allowed = usize::from(report.reached_no_server());
+    assert!(report.problems.len() <= allowed, "problems: {}", context());
     for kind in report.errors.keys() {
         assert!(
             OUTAGE_KINDS.iter().any(|k| k.as_str() == kind),

@@ -269,6 +269,7 @@ fn execute_with(
         target: target.clone(),
         epoch: scenario.epoch,
         scratch: _scratch.as_ref().map(|dir| dir.path().to_owned()),
+        progress: progress.clone(),
     };
     // A forking stage stays single-threaded: it watches, and takes the
     // signals, itself.

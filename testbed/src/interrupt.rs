@@ -35,6 +35,7 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 
 use crate::cli::Settings;
 use crate::duration::format_duration;
+use crate::progress::Progress;
 use crate::report::{Report, RunFacts};
 use crate::store::{DbTarget, Store};
 use crate::workload;
@@ -101,16 +102,21 @@ pub struct RunRecord {
     pub epoch: Instant,
     /// A temporary directory holding the database, removed with it.
     pub scratch: Option<PathBuf>,
+    /// The run's count, and the gate that stops its recording.
+    pub progress: Progress,
 }
 
 impl RunRecord {
     /// The account of a run ended by `signal`: one line saying so, with how
     /// many items were recorded and where, then the report of those items
     /// (verified like any report: the others have no row because the run
-    /// was stopped, not lost). Removes a temporary database directory,
-    /// since the process ends next.
+    /// was stopped, not lost). Stops this process's recording first, and
+    /// removes a temporary database directory: the process ends next.
     pub fn interrupted(&self, signal: Signal) -> String {
         let elapsed = self.epoch.elapsed();
+        // Nothing more is recorded in this process from here on, so the
+        // count below is the count in the database.
+        self.progress.close();
         let rows = Store::rows_so_far(&self.target, self.epoch);
         let where_ = match (&self.target, &self.scratch) {
             (DbTarget::File(path), None) => path.display().to_string(),

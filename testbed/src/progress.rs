@@ -1,6 +1,8 @@
 //! A count of recorded items, shared by the stage's stores and the stall
-//! watchdog ([`crate::watchdog`]), and a progress bar on stderr for long
-//! runs when stderr is a terminal.
+//! watchdog ([`crate::watchdog`]), a progress bar on stderr for long runs
+//! when stderr is a terminal, and the gate an interrupted run closes so
+//! that nothing is recorded after it has said how much was
+//! ([`Progress::close`]).
 //!
 //! The bar is shown only on a terminal, so `--json` output, pipes and test
 //! logs stay clean. No background thread ticks it (indicatif redraws from
@@ -9,8 +11,8 @@
 //! count is kept either way.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -20,6 +22,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 pub struct Progress {
     bar: Option<ProgressBar>,
     recorded: Arc<AtomicU64>,
+    /// Held shared by each store while it records; taken for good by
+    /// [`Progress::close`].
+    gate: Arc<RwLock<()>>,
 }
 
 impl Progress {
@@ -42,7 +47,7 @@ impl Progress {
         bar.set_prefix(label.to_owned());
         Progress {
             bar: Some(bar),
-            recorded: Arc::default(),
+            ..Progress::default()
         }
     }
 
@@ -58,6 +63,25 @@ impl Progress {
     /// How many items have finished, through stores of this process.
     pub fn recorded(&self) -> u64 {
         self.recorded.load(Ordering::Relaxed)
+    }
+
+    /// Held by a store for the time of one recording (see [`close`]).
+    ///
+    /// [`close`]: Progress::close
+    pub fn admit(&self) -> RwLockReadGuard<'_, ()> {
+        // The lock guards no data, so a panic while it was held left
+        // nothing inconsistent behind it.
+        self.gate.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Stops every store of this run from recording: waits for the
+    /// recordings under way to commit, then keeps the gate shut for the
+    /// rest of the process's life (a store that tries again waits
+    /// forever). For an interrupted run, which counts its rows next and
+    /// exits: the count it prints is then the count in the database.
+    pub fn close(&self) {
+        let shut = self.gate.write().unwrap_or_else(PoisonError::into_inner);
+        std::mem::forget(shut);
     }
 
     /// Prints `line` on stderr without tearing the bar.

@@ -287,8 +287,9 @@ impl Report {
 
     /// True when items were sent and none got a SLOW/1 answer: no success,
     /// no `NAK` and no `500`, and not because the server's own faults said
-    /// so (a plan of `drop=1` fails every item, as asked).
-    fn reached_no_server(&self) -> bool {
+    /// so (a plan of `drop=1` fails every item, as asked). Such a report
+    /// has a problem saying so.
+    pub fn reached_no_server(&self) -> bool {
         let answered = self.ok
             + [ErrorKind::Nak, ErrorKind::Ko]
                 .into_iter()

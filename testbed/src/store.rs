@@ -292,6 +292,10 @@ impl Store {
                 Some(failure.detail.as_str()),
             ),
         };
+        // Closed by an interrupted run, which must not see a row appear
+        // after it counted them.
+        let progress = self.progress.clone();
+        let _admitted = progress.admit();
         let db_conn = self.db_conn_number()?;
         // A file may be shared by several processes: take the write lock up
         // front (`BEGIN IMMEDIATE`), so a busy writer is waited for instead
