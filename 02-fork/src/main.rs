@@ -22,7 +22,12 @@ struct Args {
     /// with SIGKILL after recording N outcomes (K:N, N at least 1, e.g.
     /// 2:10). The rest of its partition is reported as lost, and the run
     /// exits 1. Processes only.
-    #[arg(long, value_name = "K:N", conflicts_with = "threads")]
+    #[arg(
+        long,
+        value_name = "K:N",
+        conflicts_with = "threads",
+        allow_hyphen_values = true
+    )]
     crash_worker: Option<CrashPlan>,
 }
 

@@ -21,19 +21,30 @@ struct Args {
     selector: BackendArg,
 
     /// Close a connection idle in the pool this long (beyond --min-idle).
-    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_positive_duration, allow_hyphen_values = true)]
     idle_timeout: Option<Duration>,
 
     /// Retire a connection after it carried this many requests.
-    #[arg(long, value_name = "N", value_parser = parse_uses)]
+    #[arg(long, value_name = "N", value_parser = parse_uses, allow_hyphen_values = true)]
     max_uses: Option<u64>,
 
     /// Keep this many connections open and idle, ready for the next checkout.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        allow_hyphen_values = true
+    )]
     min_idle: usize,
 
     /// Fail a request that waited this long for a connection, with pool_timeout.
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_positive_duration)]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "5s",
+        value_parser = parse_positive_duration,
+        allow_hyphen_values = true
+    )]
     checkout_timeout: Duration,
 
     /// Return a connection to the pool after a NAK or 500 (closed by default).

@@ -16,7 +16,12 @@ struct Args {
 
     /// Stack of each fiber, in KiB (reserved address space; only the pages
     /// a fiber touches cost memory). Too small crashes with SIGSEGV.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(16..=8192))]
+    #[arg(
+        long,
+        default_value_t = 64,
+        value_parser = clap::value_parser!(u32).range(16..=8192),
+        allow_hyphen_values = true
+    )]
     stack_kib: u32,
 }
 

@@ -101,3 +101,18 @@ fn a_hang_without_a_read_timeout_is_refused_up_front() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--read-timeout"));
 }
+
+#[test]
+fn a_negative_knob_names_its_flag() {
+    // Without `allow_hyphen_values`, clap takes "-5ms" for an unknown flag
+    // and says "unexpected argument '-5ms' found", naming no flag.
+    for (flag, value) in [
+        ("--idle-timeout", "-5ms"),
+        ("--checkout-timeout", "-1s"),
+        ("--max-uses", "-1"),
+        ("--min-idle", "-1"),
+    ] {
+        let stderr = usage_error(BIN, &[flag, value], DEADLINE);
+        assert!(stderr.contains(flag), "{flag} {value}: {stderr}");
+    }
+}
