@@ -178,9 +178,15 @@ fn run_stats(pool: &Pool, scenario: &Scenario) -> RunStats {
     );
     run.figure("loop", stats.loop_line(scenario.epoch.elapsed()));
     if stats.gave_up > 0 {
+        // Which of the two it was shows in the counters: a pool that never
+        // connected once was not too small, its server was unreachable.
+        let why = if stats.opened() == 0 && stats.connect_failures > 0 {
+            "the server could not be reached: every connect failed"
+        } else {
+            "the pool was too small for the load, or the server could not be reached"
+        };
         run.note(format!(
-            "{} checkouts got no connection within the checkout timeout: the pool was too small \
-             for the load, or the server could not be reached",
+            "{} checkouts got no connection within the checkout timeout: {why}",
             stats.gave_up
         ));
     }

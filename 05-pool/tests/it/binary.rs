@@ -116,3 +116,32 @@ fn a_negative_knob_names_its_flag() {
         assert!(stderr.contains(flag), "{flag} {value}: {stderr}");
     }
 }
+
+#[test]
+fn checkouts_that_gave_up_on_an_unreachable_server_say_so() {
+    // A port that was just free: nothing listens there any more.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port");
+    let server = addr.to_string();
+    let output = run_bin(
+        BIN,
+        &[
+            "--server",
+            &server,
+            "--items",
+            "3",
+            "--checkout-timeout",
+            "300ms",
+            "--json",
+        ],
+        DEADLINE,
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report = json_report(&output);
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("the server could not be reached: every connect failed"),
+        "{notes}"
+    );
+}
