@@ -367,3 +367,22 @@ pub fn assert_connects_time_out(program: impl AsRef<Path>) {
     assert_eq!(report["errors"]["timeout"], 3, "{report}");
     assert_eq!(report["lost"], 0, "{report}");
 }
+
+/// Every `.rs` file under `dir`, recursively: what the stages' tidy tests
+/// read (a module doc on every file, no blocking call in a loop's code).
+///
+/// # Panics
+///
+/// If `dir` cannot be read: a tidy test without its sources tests nothing.
+pub fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("a source folder") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}

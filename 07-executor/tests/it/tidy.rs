@@ -1,20 +1,8 @@
 //! Tidy checks on the source itself: rules a test can read but not run.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// Every `.rs` file under `dir`, recursively.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("a source folder") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            files.extend(rust_files(&path));
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path);
-        }
-    }
-    files
-}
+use testbed::testing::rust_files;
 
 /// Calls that block the thread. In the executor's code, any one of them
 /// would stop every task. (The ready queue's `Mutex` is held for a push or
