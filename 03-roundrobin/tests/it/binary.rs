@@ -4,7 +4,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use testbed::testing::{
-    json_report, limit_descriptors, run_bin, run_command, timeline_of, usage_error,
+    json_report, limit_descriptors, run_bin, run_command, run_timed_bin, timeline_of, usage_error,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_03-roundrobin");
@@ -109,7 +109,7 @@ fn a_bad_flag_is_one_line_and_status_2() {
 
 #[test]
 fn hang_faults_time_out_with_a_read_timeout() {
-    let output = run_bin(
+    let output = run_timed_bin(
         BIN,
         &[
             "--items",

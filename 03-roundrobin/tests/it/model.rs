@@ -57,7 +57,7 @@ fn the_model_assigns_items_like_the_multi_phase_loop() {
         faults: "nak=0.1,ko=0.1,drop=0.05,garbage=0.05,hang=0.03,trickle=0.1"
             .parse()
             .expect("a valid fault spec"),
-        read_timeout: Some(Duration::from_millis(50)),
+        read_timeout: Some(Duration::from_millis(200)),
         latency: "bimodal:0.2:4ms:1ms".parse().expect("a valid latency spec"),
         ..quick_settings()
     };

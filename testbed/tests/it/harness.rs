@@ -45,7 +45,7 @@ impl Stage for Serial {
     }
 }
 
-fn request(scenario: &Scenario, item: &Item) -> Outcome {
+pub(crate) fn request(scenario: &Scenario, item: &Item) -> Outcome {
     let io = |e: std::io::Error| Failure::from_io(&e);
     let stream =
         TcpStream::connect_timeout(&scenario.server, scenario.connect_timeout).map_err(io)?;
