@@ -67,9 +67,11 @@ pub struct Knobs {
     /// fail (a transaction still open, a half-read result) serving the next
     /// caller. The price is a reconnect per error.
     pub reuse_after_error: bool,
-    /// The waits between failed connects.
+    /// The waits between failed connects, and between standbys that a
+    /// server drops unused.
     ///
-    /// Prevents: a reconnect storm while the server is down.
+    /// Prevents: a reconnect storm while the server is down, or turns
+    /// connections away.
     pub backoff: Backoff,
     /// The seed of the backoff's jitter.
     pub seed: u64,

@@ -31,6 +31,12 @@ pub enum Happening {
         /// The backoff it started.
         retry_in: Option<Duration>,
     },
+    /// A replacement died unused, like the connection it replaced:
+    /// standbys (`min_idle`) wait `retry_in` before the next is opened.
+    StandbysHeld {
+        /// The backoff it started.
+        retry_in: Duration,
+    },
     /// A checkout got a connection, after waiting this long.
     Assigned {
         /// The connection.

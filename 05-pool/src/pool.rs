@@ -17,6 +17,7 @@
 //! | `min_idle` | `fill`, at the end of every turn and checkout | connections are opened ahead of demand |
 //! | `checkout_timeout` | a timer per queued checkout | its calls fail with `pool_timeout` |
 //! | connect failures | a backoff timer (the "gate") | one probe connect when it fires |
+//! | replacements that die unused | a backoff timer of the standbys' own | `min_idle` opens again |
 //!
 //! # The loop
 //!
@@ -128,6 +129,8 @@ struct Member {
     /// The slot's `last_active` when the read timer was set: a later one is
     /// progress, and moves the deadline.
     armed_at: Instant,
+    /// When its handshake finished.
+    opened: Instant,
 }
 
 /// A pool of up to `size` connections on one selector, handed out as

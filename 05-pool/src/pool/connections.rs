@@ -3,8 +3,20 @@
 //! The pool opens a connection when it is short of them (queued checkouts,
 //! or fewer idle than `min_idle`) and has room; a handshake is a place of
 //! its own until it finishes. A failed connect closes the reconnect gate
-//! for a backoff; when the gate opens, one probe goes out, and the first
-//! success opens it fully.
+//! for a backoff; when the gate opens, one probe goes out at a time, and
+//! the first call the server answers opens it fully. Not the first
+//! handshake: a server that turns every connection away with `503` has
+//! completed each handshake first, and would otherwise be probed at the
+//! base delay forever.
+//!
+//! Standbys have a gate of their own. A server that accepts connections
+//! and closes them unused (a proxy with no backend behind it) fails no
+//! connect, yet a pool that replaced its `min_idle` standbys at once would
+//! open and lose them as fast as the round trip allows, forever. So a
+//! *replacement* that dies unused, like the connection it replaced, holds
+//! the standbys back for a backoff; the first death of a wave is free (a
+//! restart closes every idle connection, and they are replaced at once),
+//! and checkouts are never held back by this gate.
 //!
 //! Not here: the handshake's end ([`super::events`]), the backoff's
 //! arithmetic ([`crate::backoff`]).
@@ -32,6 +44,14 @@ pub(super) struct Reconnect {
     gate: Option<TimerKey>,
     /// The last connect error, until a connect succeeds.
     last_error: Option<Failure>,
+    /// Replacements that died unused, one after another, since the server
+    /// last answered a call.
+    strikes: u32,
+    /// When a connection last died unused.
+    last_unused_death: Option<Instant>,
+    /// The standbys' backoff timer; while it is set, `min_idle` asks for
+    /// no connection.
+    standby_gate: Option<TimerKey>,
 }
 
 impl Reconnect {
@@ -50,7 +70,11 @@ impl Pool {
     /// open (after a failure: one probe at a time).
     pub(super) fn fill(&mut self) -> io::Result<()> {
         loop {
-            let wanted = self.waiters.len() + self.config.knobs.min_idle;
+            let standbys = match self.reconnect.standby_gate {
+                None => self.config.knobs.min_idle,
+                Some(_) => 0,
+            };
+            let wanted = self.waiters.len() + standbys;
             let census = &self.stats.census;
             let coming = self.idle.len() + census.opening();
             let room = census.live() < self.config.size;
@@ -111,14 +135,28 @@ impl Pool {
     }
     // ANCHOR_END: connect_failed
 
-    /// A handshake finished: the server is back (or was never away), so
-    /// the gate opens fully and the backoff starts again from its base.
+    /// A handshake finished: connects work again, so the gate opens (for
+    /// one probe at a time, until the server answers a call).
     fn connect_succeeded(&mut self) {
         if let Some(gate) = self.reconnect.gate.take() {
             self.timers.cancel(gate);
         }
-        self.reconnect.failures = 0;
         self.reconnect.last_error = None;
+    }
+
+    /// The server answered a call on a connection that lives on: it serves,
+    /// so both gates open fully and both backoffs start again from their
+    /// base.
+    pub(super) fn served(&mut self) {
+        let reconnect = &mut self.reconnect;
+        if reconnect.failures == 0 && reconnect.strikes == 0 && reconnect.standby_gate.is_none() {
+            return; // The busy path: nothing to reset.
+        }
+        if let Some(gate) = reconnect.standby_gate.take() {
+            self.timers.cancel(gate);
+        }
+        reconnect.failures = 0;
+        reconnect.strikes = 0;
     }
 
     /// The backoff timer `key` fired: the gate opens for one probe (`fill`
@@ -126,6 +164,37 @@ impl Pool {
     pub(super) fn gate_opens(&mut self, key: TimerKey) {
         if self.reconnect.gate == Some(key) {
             self.reconnect.gate = None;
+        }
+    }
+
+    // ANCHOR: died_unused
+    /// A connection opened at `opened` died before it carried a request,
+    /// and not of a `503`. If it replaced one that died the same way, the
+    /// server takes connections but does not keep them: standbys wait for
+    /// a backoff before the next is opened.
+    pub(super) fn died_unused(&mut self, opened: Instant) {
+        let now = Instant::now();
+        let reconnect = &mut self.reconnect;
+        let replacement = reconnect
+            .last_unused_death
+            .is_some_and(|death| opened > death);
+        reconnect.last_unused_death = Some(now);
+        if !replacement || reconnect.standby_gate.is_some() {
+            return;
+        }
+        reconnect.strikes += 1;
+        let knobs = self.config.knobs;
+        let delay = knobs.backoff.delay(reconnect.strikes, knobs.seed);
+        reconnect.standby_gate = Some(self.timers.insert(now + delay, Due::Standby));
+        self.journal
+            .note(Happening::StandbysHeld { retry_in: delay });
+    }
+    // ANCHOR_END: died_unused
+
+    /// The standbys' backoff timer `key` fired: `min_idle` may open again.
+    pub(super) fn standby_gate_opens(&mut self, key: TimerKey) {
+        if self.reconnect.standby_gate == Some(key) {
+            self.reconnect.standby_gate = None;
         }
     }
 
@@ -156,6 +225,7 @@ impl Pool {
         self.vacant.remove(&id.index());
         self.places[id.index()] = Place::Open(Member {
             armed_at: slot.last_active(),
+            opened: Instant::now(),
             slot,
             holder: None,
             timer: None,

@@ -39,6 +39,8 @@ pub(super) enum Due {
     Checkout(CheckoutId),
     /// The backoff after a failed connect is over: try again.
     Reconnect,
+    /// The backoff after standbys died unused is over: open them again.
+    Standby,
 }
 // ANCHOR_END: due
 
@@ -95,6 +97,7 @@ impl Pool {
                     self.connect_failed(Some(id), failure);
                 }
                 Due::Reconnect => self.gate_opens(key),
+                Due::Standby => self.standby_gate_opens(key),
             }
         }
         Ok(())

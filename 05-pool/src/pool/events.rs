@@ -87,6 +87,7 @@ impl Pool {
         let member = self.member(id);
         let holder = member.holder;
         let mut fatal = None;
+        let finished = turn.finished.is_some();
         if let Some((call, outcome)) = turn.finished {
             if let Some(timer) = member.timer.take() {
                 self.timers.cancel(timer);
@@ -108,6 +109,9 @@ impl Pool {
         }
         if !turn.alive {
             return self.bury(id, reason, fatal);
+        }
+        if finished {
+            self.served();
         }
         match holder {
             Some(holder) if self.member(id).slot.is_free() => self.next_call(id, holder),
@@ -142,8 +146,13 @@ impl Pool {
     /// The `503` arrives one of two ways: as the `refused` outcome of the
     /// connection's first call, or, on a connection with no call yet, found
     /// by `turned_away` before the slot reads it.
+    ///
+    /// A connection that dies before it carried anything, of something
+    /// other than a `503`, may be a server that takes connections and drops
+    /// them: `died_unused` paces the standbys that replace it.
     fn bury(&mut self, id: SlotId, reason: CloseReason, fatal: Option<Failure>) -> io::Result<()> {
-        let holder = self.member(id).holder;
+        let member = self.member(id);
+        let (holder, unused, opened) = (member.holder, member.slot.uses() == 0, member.opened);
         self.close_member(id, reason)?;
         let refused = fatal
             .as_ref()
@@ -159,8 +168,10 @@ impl Pool {
             });
             self.break_checkout(holder, fatal);
         }
-        if let Some(refusal) = refused {
-            self.connect_failed(Some(id), refusal);
+        match refused {
+            Some(refusal) => self.connect_failed(Some(id), refusal),
+            None if unused => self.died_unused(opened),
+            None => {}
         }
         Ok(())
     }

@@ -1,8 +1,15 @@
 //! Connections that die while they sit in the pool: a standby the server
 //! closes is a closed connection, replaced at once; a standby the server
-//! turns away with `503 busy` is a failed connect, and the pool backs off.
+//! turns away with `503 busy` is a failed connect, and the pool backs off
+//! (longer each time, until the server answers a call); replacements that
+//! die unused, one after another, hold the standbys back for a backoff,
+//! but never a checkout.
 
-use std::time::Duration;
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use pool::Backend;
 use pool::journal::{Entry, Happening};
@@ -165,4 +172,156 @@ fn a_503_in_answer_to_the_first_call_is_a_failed_connect_too() {
     assert_eq!(refused.len(), 1, "{done:?}");
     assert!(refused[0].slot.is_some(), "the call was sent, and refused");
     assert_eq!(stats.connect_failures, 1, "{}", stats.connections_line());
+}
+
+/// A server that accepts every connection and closes it at once, unused,
+/// as a proxy with nothing behind it does.
+struct AcceptAndClose {
+    addr: std::net::SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+impl AcceptAndClose {
+    fn spawn() -> AcceptAndClose {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let addr = listener.local_addr().expect("an address");
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
+        thread::spawn(move || {
+            for conn in listener.incoming() {
+                drop(conn);
+                if stopping.load(Ordering::SeqCst) {
+                    return;
+                }
+            }
+        });
+        AcceptAndClose { addr, stop }
+    }
+}
+
+impl Drop for AcceptAndClose {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(self.addr); // Wakes the accept loop.
+    }
+}
+
+/// The standbys' backoffs in a journal.
+fn standbys_held(journal: &[Entry]) -> Vec<Duration> {
+    journal
+        .iter()
+        .filter_map(|e| match e.what {
+            Happening::StandbysHeld { retry_in } => Some(retry_in),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn standbys_a_server_drops_unused_are_reopened_after_a_growing_backoff() {
+    for backend in Backend::ALL {
+        let server = AcceptAndClose::spawn();
+        let addr = server.addr;
+        let (journal, elapsed, opening_for_checkout) = bounded(move || {
+            let mut pool = new_pool(backend, addr, 2, |c| {
+                c.knobs.min_idle = 2;
+                c.knobs.idle_timeout = Some(NEVER);
+            });
+            pool.keep_journal();
+            let start = Instant::now();
+            let mut done = Vec::new();
+            // Without a backoff, a thousand closes take a few hundred ms.
+            while standbys_held(pool.journal()).len() < 5 {
+                pool.turn(&mut done).expect("turn");
+                assert!(
+                    pool.stats().closed().total() < 1000,
+                    "{backend}: the standbys churn without a pause"
+                );
+            }
+            let elapsed = start.elapsed();
+            // While the standbys are held back (their timer cannot have
+            // fired before its time), a checkout is not.
+            loop {
+                pool.turn(&mut done).expect("turn");
+                let held_until = pool.journal().iter().rev().find_map(|e| match e.what {
+                    Happening::StandbysHeld { retry_in } => Some(e.at + retry_in),
+                    _ => None,
+                });
+                if pool.connections() == 0 && held_until > Some(Instant::now()) {
+                    break;
+                }
+            }
+            let checkout = pool.checkout().expect("checkout");
+            let opening_for_checkout = pool.connections();
+            drop(checkout);
+            (pool.journal().to_vec(), elapsed, opening_for_checkout)
+        });
+        let held = standbys_held(&journal);
+        assert!(
+            held.windows(2).all(|pair| pair[1] >= pair[0]),
+            "{backend}: each backoff at least as long as the last: {held:?}"
+        );
+        // Base 10 ms, doubling, each drawn between half and all of its
+        // ceiling: the fifth is at least 80 ms.
+        assert!(
+            held[4] >= Duration::from_millis(80),
+            "{backend}: the backoff grows: {held:?}"
+        );
+        let waited: Duration = held[..4].iter().sum();
+        assert!(elapsed >= waited, "{backend}: {elapsed:?} < {waited:?}");
+        assert_eq!(
+            connect_failures(&journal),
+            Vec::<&Happening>::new(),
+            "{backend}"
+        );
+        assert_eq!(
+            opening_for_checkout, 1,
+            "{backend}: a checkout opens at once"
+        );
+    }
+}
+
+#[test]
+fn a_server_that_turns_every_connection_away_is_probed_less_and_less_often() {
+    // One connection allowed, and the test holds it: every connection the
+    // pool opens completes its handshake, then gets `503 busy`.
+    let server = SlowServer::spawn(ServerConfig {
+        max_conns: Some(1),
+        ..server_config("1ms", "none", 1)
+    })
+    .expect("a server");
+    let addr = server.addr();
+    let squatter = TcpStream::connect(addr).expect("the one connection");
+    let journal = bounded(move || {
+        let mut pool = new_pool(Backend::Epoll, addr, 1, |c| {
+            c.knobs.min_idle = 1;
+            c.knobs.idle_timeout = Some(NEVER);
+        });
+        pool.keep_journal();
+        let mut done = Vec::new();
+        while pool.stats().connect_failures < 5 {
+            pool.turn(&mut done).expect("turn");
+        }
+        pool.journal().to_vec()
+    });
+    drop(squatter);
+    let retries: Vec<Duration> = connect_failures(&journal)
+        .into_iter()
+        .filter_map(|what| match what {
+            Happening::ConnectFailed {
+                kind: ErrorKind::Refused,
+                retry_in,
+                ..
+            } => *retry_in,
+            _ => None,
+        })
+        .collect();
+    // Base 10 ms, doubling, each drawn between half and all of its
+    // ceiling: the fifth is at least 80 ms, the first at most 10.
+    assert_eq!(retries.len(), 5, "{journal:?}");
+    assert!(retries[4] >= Duration::from_millis(80), "{retries:?}");
+    assert!(
+        retries.windows(2).all(|pair| pair[1] >= pair[0]),
+        "{retries:?}"
+    );
 }
