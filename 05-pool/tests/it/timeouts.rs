@@ -58,14 +58,14 @@ fn a_late_reply_never_reaches_the_next_request() {
 
 #[test]
 fn a_read_timeout_measures_silence_not_the_whole_request() {
-    // Each phase takes 80 ms, the whole request 160 ms: a 120 ms timeout
-    // on silence lets every request finish (40 ms of margin either way, for
-    // a loaded machine).
-    let server = server("80ms", "none", 1);
+    // Each phase takes 300 ms, the whole request 600 ms: a 450 ms timeout
+    // on silence lets every request finish (150 ms of margin either way,
+    // for a loaded machine).
+    let server = server("300ms", "none", 1);
     let addr = server.addr();
     let done = bounded(move || {
         let mut pool = new_pool(Backend::Epoll, addr, 4, |c| {
-            c.read_timeout = Some(120 * MS);
+            c.read_timeout = Some(450 * MS);
         });
         run_items(&mut pool, items(8, 1))
     });
@@ -74,9 +74,11 @@ fn a_read_timeout_measures_silence_not_the_whole_request() {
 
 #[test]
 fn idle_connections_time_out_while_the_busy_one_keeps_working() {
-    let server = server("1ms", "none", 1);
+    // The busy connection must never sit idle for the idle timeout between
+    // two items, even on a loaded machine: 100 ms of margin for that.
+    let server = server("5ms", "none", 1);
     let addr = server.addr();
-    let idle_timeout = 30 * MS;
+    let idle_timeout = 100 * MS;
     bounded(move || {
         let mut pool = new_pool(Backend::Epoll, addr, 4, |c| {
             c.knobs.idle_timeout = Some(idle_timeout);
@@ -85,8 +87,8 @@ fn idle_connections_time_out_while_the_busy_one_keeps_working() {
         // A burst opens all four connections...
         run_items(&mut pool, items(8, 1));
         assert_eq!(pool.connections(), 4);
-        // ...then one item at a time for at least 60 ms (30 items, two
-        // 1 ms service times each). The idle list is a stack: each item
+        // ...then one item at a time for at least 300 ms (30 items, two
+        // 5 ms service times each). The idle list is a stack: each item
         // takes the connection the previous one returned, so the other
         // three sit idle and time out although traffic never stops.
         let sequential = Instant::now();

@@ -90,9 +90,11 @@ mod tests {
 
     #[test]
     fn the_deadline_bounds_the_whole_request_not_each_read() {
-        // Each reply takes 100 ms, well within a 150 ms per-read timeout;
-        // the two together take 200 ms, past the 150 ms deadline.
-        let server = server(Duration::from_millis(100));
+        // Each reply takes 1 s, well within a 1.5 s per-read timeout; the
+        // two together take 2 s, past the 1.5 s deadline. (Long enough that
+        // a busy machine's delays cannot blur the deadline and the second
+        // reply.)
+        let server = server(Duration::from_secs(1));
         let item = &items(1, 1)[0];
         let stream = TcpStream::connect(server.addr()).expect("connect to the embedded server");
         let start = Instant::now();
@@ -100,12 +102,12 @@ mod tests {
             stream,
             item,
             Phases::Two,
-            start + Duration::from_millis(150),
+            start + Duration::from_millis(1500),
         );
         assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Timeout));
         // It gave up at the deadline, not when the reply finally came.
         assert!(
-            start.elapsed() < Duration::from_millis(195),
+            start.elapsed() < Duration::from_millis(1900),
             "{:?}",
             start.elapsed()
         );
