@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 pub use nix::sys::signal::Signal;
 
-use crate::conformance::{late_replies, patient};
+use crate::conformance::{announce, late_replies, patient};
 use crate::duration::{format_duration, parse_duration};
 use crate::report::Report;
 
@@ -207,11 +207,11 @@ pub fn run_timed_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duratio
         return output;
     };
     let patient = format_duration(patient(limit));
-    eprintln!(
+    announce(&format!(
         "{}: {late} replies read late with --read-timeout {}; again with {patient}",
         program.display(),
         args[at + 1]
-    );
+    ));
     let mut again = args.to_vec();
     again[at + 1] = &patient;
     run_bin(program, &again, deadline)
