@@ -42,7 +42,6 @@
 //! (`stuck.rs`), the timer futures (`time.rs`).
 
 use std::cell::{Cell, RefCell, RefMut};
-use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::pin;
@@ -58,7 +57,7 @@ use crate::notify;
 use crate::reactor::Reactor;
 use crate::stuck::{Holds, Stuck};
 use crate::task::Task;
-use crate::waker::{TaskId, TaskWaker, Wakeups};
+use crate::waker::{TaskId, TaskMap, TaskWaker, Wakeups};
 
 /// How many polls one turn may make before the loop looks at the sockets
 /// and timers again, however many tasks are still queued: tasks that keep
@@ -158,7 +157,7 @@ pub struct Handle {
 pub(crate) struct Shared {
     pub(crate) reactor: RefCell<Reactor>,
     pub(crate) timers: RefCell<TimerHeap<Waker>>,
-    pub(crate) tasks: RefCell<HashMap<TaskId, Task>>,
+    pub(crate) tasks: RefCell<TaskMap<Task>>,
     pub(crate) wakeups: Arc<Wakeups>,
     pub(crate) next_id: Cell<u64>,
     pub(crate) stats: Cell<Stats>,
@@ -184,7 +183,7 @@ impl Executor {
         let shared = Shared {
             reactor: RefCell::new(Reactor::new(notify_reader)?),
             timers: RefCell::new(TimerHeap::new()),
-            tasks: RefCell::new(HashMap::new()),
+            tasks: RefCell::new(TaskMap::default()),
             wakeups: Arc::new(Wakeups::new(notifier)),
             next_id: Cell::new(TaskId::ROOT.0 + 1),
             stats: Cell::new(Stats::default()),

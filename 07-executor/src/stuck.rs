@@ -31,14 +31,13 @@
 //!
 //! Not here: when the loop asks (`executor.rs`, step 3 of a turn).
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{Ordering, fence};
 use std::task::Waker;
 
 use crate::executor::Handle;
-use crate::waker::{TaskId, TaskWaker};
+use crate::waker::{TaskId, TaskMap, TaskWaker};
 
 /// References to a task's waker that the executor itself keeps: the `Arc`
 /// in its task table and the `Waker` it polls with.
@@ -69,7 +68,7 @@ const NO_WAKER: &str = "nothing: its future returned Pending and kept no waker";
 #[derive(Debug, Default)]
 pub(crate) struct Holds {
     /// How many, and the kind of the latest.
-    by_task: HashMap<TaskId, (usize, WaitKind)>,
+    by_task: TaskMap<(usize, WaitKind)>,
 }
 
 impl Holds {
