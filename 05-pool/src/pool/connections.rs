@@ -47,7 +47,8 @@ pub(super) struct Reconnect {
     /// Replacements that died unused, one after another, since the server
     /// last answered a call.
     strikes: u32,
-    /// When a connection last died unused.
+    /// When a connection last died unused, since the server last answered
+    /// a call.
     last_unused_death: Option<Instant>,
     /// The standbys' backoff timer; while it is set, `min_idle` asks for
     /// no connection.
@@ -145,11 +146,15 @@ impl Pool {
     }
 
     /// The server answered a call on a connection that lives on: it serves,
-    /// so both gates open fully and both backoffs start again from their
-    /// base.
+    /// so both gates open fully, both backoffs start again from their base,
+    /// and the next connection to die unused is the first of its wave.
     pub(super) fn served(&mut self) {
         let reconnect = &mut self.reconnect;
-        if reconnect.failures == 0 && reconnect.strikes == 0 && reconnect.standby_gate.is_none() {
+        if reconnect.failures == 0
+            && reconnect.strikes == 0
+            && reconnect.standby_gate.is_none()
+            && reconnect.last_unused_death.is_none()
+        {
             return; // The busy path: nothing to reset.
         }
         if let Some(gate) = reconnect.standby_gate.take() {
@@ -157,6 +162,7 @@ impl Pool {
         }
         reconnect.failures = 0;
         reconnect.strikes = 0;
+        reconnect.last_unused_death = None;
     }
 
     /// The backoff timer `key` fired: the gate opens for one probe (`fill`

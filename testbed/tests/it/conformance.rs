@@ -47,7 +47,7 @@ impl Stalling {
 
 impl Stage for Stalling {
     fn name(&self) -> String {
-        "stalling".into()
+        "stand-in that stalls on purpose".into()
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
