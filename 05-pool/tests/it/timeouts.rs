@@ -20,21 +20,22 @@ fn a_late_reply_never_reaches_the_next_request() {
     // One connection only: if a connection that timed out were reused, the
     // late reply would be read as the next item's answer, and the report
     // would find a wrong result.
-    // Slow replies take 300 ms, fast ones 1 ms, and the read timeout sits
-    // far from both, so a loaded machine cannot move a reply across it.
-    let latency: LatencyModel = "bimodal:0.25:300ms:1ms".parse().expect("a latency spec");
+    // Slow replies take 600 ms, fast ones 1 ms, and the read timeout sits
+    // far from both (250 ms), so a loaded machine cannot move a reply
+    // across it.
+    let latency: LatencyModel = "bimodal:0.25:600ms:1ms".parse().expect("a latency spec");
     let settings = Settings {
         items: 40,
         conns: 1,
         phases: Phases::One,
         latency,
-        read_timeout: Some(120 * MS),
+        read_timeout: Some(250 * MS),
         ..quick_settings()
     };
     let work = items(settings.items, settings.seed);
     let slow: Vec<bool> = work
         .iter()
-        .map(|item| latency.sample(settings.seed, item.id, Phase::Get) > 120 * MS)
+        .map(|item| latency.sample(settings.seed, item.id, Phase::Get) > 250 * MS)
         .collect();
     let timeouts = slow.iter().filter(|&&s| s).count() as u64;
     assert!(timeouts > 3, "the seed gives slow replies");
