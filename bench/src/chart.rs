@@ -15,11 +15,10 @@
 
 use std::fmt::Write as _;
 
-use testbed::timeline::{escape, svg_start};
+use testbed::timeline::{escape, svg_start, thousands};
 
 use crate::contenders::{self, Kind};
 use crate::race::{Race, Row};
-use crate::table::thousands;
 
 const LABELS: f64 = 120.0;
 const PANEL: f64 = 380.0;

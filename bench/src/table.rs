@@ -3,6 +3,8 @@
 //!
 //! Not here: the runs ([`crate::race`]) or the chart ([`crate::chart`]).
 
+use testbed::timeline::thousands;
+
 use crate::race::{Race, Row};
 
 /// The column headers.
@@ -163,30 +165,4 @@ pub fn text(race: &Race) -> String {
         out.push('\n');
     }
     out
-}
-
-/// `12345.6` as `12,346`.
-pub fn thousands(x: f64) -> String {
-    let digits = format!("{:.0}", x.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(thousands(0.4), "0");
-        assert_eq!(thousands(999.0), "999");
-        assert_eq!(thousands(1_000.0), "1,000");
-        assert_eq!(thousands(1_234_567.8), "1,234,568");
-    }
 }

@@ -324,7 +324,7 @@ fn panel_title(run: &Timeline, stacked: bool) -> (String, String) {
     let how = format!(
         ", {:.2} s, {} items/s{efficiency}",
         r.elapsed_s,
-        thousands(r.throughput.round() as u64)
+        thousands(r.throughput)
     );
     (what, how)
 }
@@ -505,9 +505,11 @@ fn legend_layout(entries: &[(&'static str, f64, String)]) -> Vec<Vec<(usize, f64
     rows
 }
 
-/// `12,345`: digits grouped by three, as the book writes numbers.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
+/// `12345.6` as `12,346`: rounded to a whole, digits grouped by three, as
+/// the book writes numbers (the timelines' captions, and the race's table
+/// and chart).
+pub fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
@@ -742,9 +744,11 @@ mod tests {
 
     #[test]
     fn numbers_are_grouped_by_three() {
-        assert_eq!(thousands(7), "7");
-        assert_eq!(thousands(1_327), "1,327");
-        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(0.4), "0");
+        assert_eq!(thousands(7.0), "7");
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(thousands(1_327.0), "1,327");
+        assert_eq!(thousands(1_234_567.8), "1,234,568");
     }
 
     #[test]
