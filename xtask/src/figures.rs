@@ -55,7 +55,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::run;
+use crate::run as run_command;
 
 /// Where the figures live, relative to the repository root.
 const DIR: &str = "book/src/figures";
@@ -446,17 +446,31 @@ fn chosen<'a>(all: &'a [Figure], names: &[String]) -> Result<Vec<&'a Figure>> {
     Ok(chosen)
 }
 
+/// The flags of `cargo xtask figures`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Checks the committed figures against fresh runs instead of
+    /// rewriting them; fails if one disagrees or was edited by hand.
+    #[arg(long)]
+    pub check: bool,
+    /// With --check, builds and runs release binaries instead of debug ones
+    /// (remaking figures always uses release builds).
+    #[arg(long)]
+    pub release: bool,
+    /// The figures to remake or check, by name (NAME.cmd in
+    /// book/src/figures); all of them when none is given. A figure that
+    /// shares a run with a named one comes along.
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+}
+
 /// `cargo xtask figures [--check] [--release] [NAME...]`.
-pub fn main(root: &Path, args: &[String]) -> Result<()> {
-    let check = args.iter().any(|a| a == "--check");
-    let release = !check || args.iter().any(|a| a == "--release");
-    let names: Vec<String> = args
-        .iter()
-        .filter(|a| !a.starts_with("--"))
-        .cloned()
-        .collect();
+pub fn run(root: &Path, args: &Args) -> Result<()> {
+    let check = args.check;
+    let release = !check || args.release;
+    let names = &args.names;
     let all = figures(&root.join(DIR))?;
-    let chosen = chosen(&all, &names)?;
+    let chosen = chosen(&all, names)?;
     let profile = if release { "release" } else { "debug" };
     let mut build = Command::new("cargo");
     build.args([
@@ -471,7 +485,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     if release {
         build.arg("--release");
     }
-    run(&mut build)?;
+    run_command(&mut build)?;
     let bins = root.join("target").join(profile);
     let scratch = root.join(SCRATCH);
     std::fs::create_dir_all(&scratch)?;
@@ -518,7 +532,7 @@ fn regenerate(root: &Path, bins: &Path, scratch: &Path, chosen: &[&Figure]) -> R
         for ((json, _), label) in made.iter().zip(&labels) {
             stack.arg(format!("{}={label}", json.display()));
         }
-        run(&mut stack)?;
+        run_command(&mut stack)?;
         let keys = report_keys(&made[0].1);
         let runs = made
             .iter()

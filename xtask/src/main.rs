@@ -21,8 +21,12 @@
 //!   `cargo xtask figures --check` reruns them and fails if a committed
 //!   figure disagrees with its run or was edited by hand.
 //!
+//! `cargo xtask --help` lists them, and `cargo xtask TASK --help` explains
+//! one; a task is added in `cli.rs` (one variant, one arm).
+//!
 //! Not here: anything a stage or a test needs at run time.
 
+mod cli;
 mod figures;
 mod handout;
 mod includes;
@@ -33,39 +37,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+use clap::Parser;
 
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let root = workspace_root();
-    match args.first().map(String::as_str) {
-        Some("check-book") => includes::check_book(&root),
-        Some("book-stats") => includes::book_stats(&root),
-        Some("starters") => {
-            let out = args
-                .get(1)
-                .map_or_else(|| root.join(starters::DEFAULT_DIR), PathBuf::from);
-            starters::write_all(&root, &out)?;
-            println!("starters written to {}", out.display());
-            Ok(())
-        }
-        Some("check-exercises") => starters::check(&root),
-        Some("handout") => match args.get(1) {
-            Some(dir) => {
-                handout::write(&root, Path::new(dir))?;
-                println!("hand-out written to {dir}");
-                Ok(())
-            }
-            None => bail!("usage: cargo xtask handout DIR"),
-        },
-        Some("check-handout") => handout::check(&root),
-        Some("figures") => figures::main(&root, &args[1..]),
-        _ => {
-            eprintln!(
-                "usage: cargo xtask check-book | book-stats | starters [DIR] | check-exercises | figures [--check [--release]] [NAME...] | handout DIR | check-handout"
-            );
-            std::process::exit(2)
-        }
-    }
+    // A bad task or flag ends here, with exit status 2 and clap's message,
+    // before any task has started.
+    let cli = cli::Cli::parse();
+    cli.task.run(&workspace_root())
 }
 
 /// The repository root: xtask lives one level below it.
