@@ -26,6 +26,7 @@
 //!
 //! Not here: anything a stage or a test needs at run time.
 
+mod cargo;
 mod cli;
 mod figures;
 mod handout;
@@ -33,34 +34,12 @@ mod includes;
 mod starters;
 mod tidy;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use clap::Parser;
 
 fn main() -> Result<()> {
     // A bad task or flag ends here, with exit status 2 and clap's message,
     // before any task has started.
     let cli = cli::Cli::parse();
-    cli.task.run(&workspace_root())
-}
-
-/// The repository root: xtask lives one level below it.
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is a folder inside the workspace")
-        .to_path_buf()
-}
-
-/// Runs a command, failing with its name if it does not succeed.
-fn run(command: &mut Command) -> Result<()> {
-    let status = command
-        .status()
-        .with_context(|| format!("cannot start {command:?}"))?;
-    if !status.success() {
-        bail!("{command:?} failed: {status}");
-    }
-    Ok(())
+    cli.task.run(&cargo::workspace_root())
 }

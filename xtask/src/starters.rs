@@ -19,11 +19,10 @@
 //! them and a student builds what CI built; CI checks they are up to date.
 
 use std::path::{Component, Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::run;
+use crate::cargo::{self, run};
 
 /// Where the committed starters live, relative to the repository root.
 pub const DEFAULT_DIR: &str = "book/starters";
@@ -79,7 +78,8 @@ pub fn write_all(root: &Path, out: &Path) -> Result<()> {
 pub fn check(root: &Path) -> Result<()> {
     let committed = root.join(DEFAULT_DIR);
     // Generated at the same depth as the committed copy, so the relative
-    // paths in its manifest are the same.
+    // paths in its manifest are the same: in `target/` under the root
+    // whatever cargo's target folder is (this is scratch, not a build).
     let fresh_in_tree = root.join("target").join("starters-check");
     write_all(root, &fresh_in_tree)?;
     let drift = diff_trees(&fresh_in_tree, &committed)?;
@@ -89,14 +89,16 @@ pub fn check(root: &Path) -> Result<()> {
             drift.join(", ")
         );
     }
-    let target = root.join("target");
-    run(Command::new("cargo")
+    // The repository's own target folder: the starters build the
+    // repository's crates, so they share its compiled dependencies.
+    let target = cargo::target_dir(root)?;
+    run(cargo::command()
         .args(["test", "--workspace", "--no-run", "--quiet"])
         .env("CARGO_TARGET_DIR", &target)
         .current_dir(&committed))
     .context("a starter does not compile")?;
     for name in exercises(root)? {
-        let status = Command::new("cargo")
+        let status = cargo::command()
             .args(["test", "--quiet", "-p", &name])
             .env("CARGO_TARGET_DIR", &target)
             .current_dir(&committed)
@@ -106,7 +108,7 @@ pub fn check(root: &Path) -> Result<()> {
         if status.success() {
             bail!("the starter of {name} passes its tests: they cannot tell right from wrong");
         }
-        let solution = Command::new("cargo")
+        let solution = cargo::command()
             .args(["test", "--quiet", "-p", &name])
             .current_dir(root)
             .output()
@@ -156,7 +158,7 @@ pub fn copy_starter(from: &Path, to: &Path) -> Result<()> {
 pub fn trim_lock(workspace: &Path) -> Result<()> {
     // `cargo tree` resolves, and so rewrites the lock, but unlike `cargo
     // metadata` needs no package's source, not even for other platforms.
-    let output = Command::new("cargo")
+    let output = cargo::command()
         .args(["tree", "--offline", "--quiet", "--prefix", "none"])
         .current_dir(workspace)
         .output()

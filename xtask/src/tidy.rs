@@ -32,7 +32,7 @@ mod tests {
 
     fn files() -> Vec<PathBuf> {
         let mut files = Vec::new();
-        rust_files(&crate::workspace_root(), &mut files);
+        rust_files(&crate::cargo::workspace_root(), &mut files);
         assert!(files.len() > 10, "the walk found the workspace's files");
         files
     }
@@ -56,9 +56,9 @@ mod tests {
 
     #[test]
     fn no_stubs_outside_the_exercises() {
-        let exercises = crate::workspace_root().join("book/exercises");
+        let exercises = crate::cargo::workspace_root().join("book/exercises");
         // xtask writes the starters' todo!()s, so it names the macro.
-        let xtask = crate::workspace_root().join("xtask");
+        let xtask = crate::cargo::workspace_root().join("xtask");
         let stub = ["todo!", "unimplemented!"].map(|m| format!("{m}("));
         let stubbed: Vec<String> = files()
             .into_iter()
@@ -99,7 +99,7 @@ mod tests {
     }
 
     fn read(path: &str) -> String {
-        std::fs::read_to_string(crate::workspace_root().join(path))
+        std::fs::read_to_string(crate::cargo::workspace_root().join(path))
             .unwrap_or_else(|e| panic!("{path}: {e}"))
     }
 

@@ -70,10 +70,13 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::cargo;
+
 /// Where the figures live, relative to the repository root.
 const DIR: &str = "book/src/figures";
-/// Where runs keep their timeline data between two figures that share one.
-const SCRATCH: &str = "target/figures";
+/// Where runs keep their timeline data between two figures that share one,
+/// in cargo's target folder.
+const SCRATCH: &str = "figures";
 
 /// The flags of `cargo xtask figures`.
 #[derive(Debug, clap::Args)]
@@ -100,11 +103,12 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let names = &args.names;
     let all = list::figures(&root.join(DIR))?;
     let chosen = list::chosen(&all, names)?;
-    let bins = stages::build(root, release)?;
+    let target = cargo::target_dir(root)?;
+    let bins = stages::build(root, &target, release)?;
     if check {
         check::check_all(root, &bins, &chosen)
     } else {
-        let scratch = root.join(SCRATCH);
+        let scratch = target.join(SCRATCH);
         std::fs::create_dir_all(&scratch)?;
         make::regenerate(root, &bins, &scratch, &chosen)
     }

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::run as run_command;
+use crate::cargo::run as run_command;
 
 /// A number rounded to a whole, grouped by three: `12,345`.
 pub(crate) fn thousands(value: f64) -> String {

@@ -1,7 +1,8 @@
-//! `cargo xtask check-handout`: makes a hand-out in `target/handout-check` and requires that
-//! `cargo test --offline` builds it and fails in every starter and nowhere
-//! else, each time on a `todo!()`; and that `mdbook build` succeeds there
-//! with no line of any solution in its output.
+//! `cargo xtask check-handout`: makes a hand-out in `handout-check` in
+//! cargo's target folder, and requires that `cargo test --offline` builds
+//! it and fails in every starter and nowhere else, each time on a
+//! `todo!()`; and that `mdbook build` succeeds there with no line of any
+//! solution in its output.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use super::{TEACHERS, write};
+use crate::cargo;
 use crate::figures::svg::escape;
 use crate::starters::{self, exercises};
 
@@ -19,7 +21,8 @@ const TODO: &str = "not yet implemented";
 /// `cargo xtask check-handout`: makes a hand-out and checks what a student
 /// will find in it.
 pub fn check(root: &Path) -> Result<()> {
-    let out = root.join("target").join("handout-check");
+    let target = cargo::target_dir(root)?;
+    let out = target.join("handout-check");
     write(root, &out)?;
     let names = exercises(root)?;
     println!("hand-out written to {}", out.display());
@@ -29,12 +32,9 @@ pub fn check(root: &Path) -> Result<()> {
     // from its path *within* its workspace, so the hand-out's `testbed`
     // and the repository's would overwrite each other's in a shared one
     // (and the repository's tests would run the hand-out's binaries).
-    let test = Command::new("cargo")
+    let test = cargo::command()
         .args(["test", "--offline", "--locked", "--no-fail-fast"])
-        .env(
-            "CARGO_TARGET_DIR",
-            root.join("target").join("handout-target"),
-        )
+        .env("CARGO_TARGET_DIR", target.join("handout-target"))
         .current_dir(&out)
         .output()
         .context("cannot run cargo test")?;
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn a_solution_line_in_the_built_book_is_a_leak() -> Result<()> {
-        let root = crate::workspace_root();
+        let root = crate::cargo::workspace_root();
         let out = std::env::temp_dir().join(format!("xtask-handout-{}", std::process::id()));
         let built = out.join("book/book");
         std::fs::create_dir_all(&built)?;

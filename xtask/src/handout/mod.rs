@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn the_manifest_lists_the_starters_as_default_members() -> Result<()> {
-        let root = crate::workspace_root();
+        let root = crate::cargo::workspace_root();
         let text = manifest(&root, &["ch01-deadline".to_owned()])?;
         assert!(text.contains("members = [\"testbed\", \"0*\", \"bench\", \"book/starters/*\"]"));
         assert!(text.contains("default-members = [\n    \"book/starters/ch01-deadline\",\n]"));
