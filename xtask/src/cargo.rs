@@ -30,6 +30,14 @@ pub fn command() -> Command {
 /// The folder cargo builds the workspace at `root` into, as `cargo
 /// metadata` reports it (so `CARGO_TARGET_DIR` and cargo's configuration
 /// count); the binaries of a profile are in its `debug/` or `release/`.
+///
+/// ```
+/// use xtask::cargo::{target_dir, workspace_root};
+///
+/// let target = target_dir(&workspace_root())?;
+/// assert!(target.is_absolute());
+/// # anyhow::Ok(())
+/// ```
 pub fn target_dir(root: &Path) -> Result<PathBuf> {
     target_dir_from(metadata(root))
 }

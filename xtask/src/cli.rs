@@ -16,6 +16,21 @@ use crate::{figures, handout, includes, starters};
 
 /// `cargo xtask`: the project's own tooling (book checks, exercise
 /// starters, the students' hand-out, figures).
+///
+/// ```
+/// use clap::Parser;
+/// use xtask::cli::{Cli, Task};
+///
+/// let cli = Cli::try_parse_from(["xtask", "figures", "--check", "ch01-sync"])?;
+/// let Task::Figures(args) = cli.task else { panic!("the figures task") };
+/// assert!(args.check && !args.release);
+/// assert_eq!(args.names, ["ch01-sync"]);
+///
+/// // A misspelled flag is a usage error: exit status 2, nothing run.
+/// let typo = Cli::try_parse_from(["xtask", "figures", "--chek"]).unwrap_err();
+/// assert_eq!(typo.exit_code(), 2);
+/// # Ok::<(), clap::Error>(())
+/// ```
 #[derive(Debug, Parser)]
 #[command(
     name = "cargo xtask",

@@ -1,45 +1,15 @@
-//! `cargo xtask`: the project's own tooling, in Rust so CI needs only cargo.
-//!
-//! - `cargo xtask check-book`: every `{{#include}}` in the book points at a
-//!   file and anchor that exist and include something, then `mdbook build
-//!   book` must print no warning.
-//! - `cargo xtask book-stats`: words, code blocks and code lines per page,
-//!   includes expanded (what the teachers' session plan is measured with).
-//! - `cargo xtask starters [DIR]`: writes the exercise starters (the
-//!   solutions with their marked regions replaced by `todo!()`) to DIR,
-//!   `book/starters` by default, a folder a teacher can hand out.
-//! - `cargo xtask check-exercises`: the committed starters match the
-//!   solutions, every starter compiles, every starter *fails* its tests and
-//!   every solution passes them.
-//! - `cargo xtask handout DIR`: writes the students' repository (stages,
-//!   testbed, starters as workspace members, a `Cargo.lock`, the book
-//!   without solutions); `cargo xtask check-handout` makes one and checks
-//!   that its tests fail only in the starters and its book shows no
-//!   solution.
-//! - `cargo xtask figures`: reruns the stages that made the book's figures
-//!   and rewrites them (timelines and their figure tables);
-//!   `cargo xtask figures --check` reruns them and fails if a committed
-//!   figure disagrees with its run or was edited by hand.
-//!
-//! `cargo xtask --help` lists them, and `cargo xtask TASK --help` explains
-//! one; a task is added in `cli.rs` (one variant, one arm).
-//!
-//! Not here: anything a stage or a test needs at run time.
-
-mod cargo;
-mod cli;
-mod figures;
-mod handout;
-mod includes;
-mod starters;
-mod tidy;
+//! The `cargo xtask` binary: reads the command line and runs the task. The
+//! tasks themselves are in the library (`lib.rs`).
 
 use anyhow::Result;
 use clap::Parser;
 
+use xtask::cargo::workspace_root;
+use xtask::cli::Cli;
+
 fn main() -> Result<()> {
     // A bad task or flag ends here, with exit status 2 and clap's message,
     // before any task has started.
-    let cli = cli::Cli::parse();
-    cli.task.run(&cargo::workspace_root())
+    let cli = Cli::parse();
+    cli.task.run(&workspace_root())
 }

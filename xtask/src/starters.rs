@@ -189,7 +189,34 @@ fn starter_manifest(manifest: &str) -> String {
         + "\n"
 }
 
-/// Replaces every marked region with a `todo!()` carrying its hint.
+/// Replaces every marked region with a `todo!()` carrying its hint (and,
+/// if there was one, allows the unused code the `todo!()`s leave).
+///
+/// ```
+/// use xtask::starters::strip_solutions;
+///
+/// let solution = "\
+/// //! Doubles.
+/// pub fn double(x: u32) -> u32 {
+///     // EXERCISE-BEGIN: add it to itself
+///     x + x
+///     // EXERCISE-END
+/// }
+/// ";
+/// assert_eq!(
+///     strip_solutions(solution)?,
+///     "\
+/// //! Doubles.
+/// #![allow(unused)]
+/// pub fn double(x: u32) -> u32 {
+///     // TODO: add it to itself
+///     todo!(\"add it to itself\")
+/// }
+/// "
+/// );
+/// assert!(strip_solutions("// EXERCISE-BEGIN\n").is_err(), "a region must end");
+/// # anyhow::Ok(())
+/// ```
 pub fn strip_solutions(text: &str) -> Result<String> {
     let mut out = Vec::new();
     let mut in_region = false;

@@ -10,29 +10,48 @@ use super::DIR;
 
 /// A figure: its name and its runs.
 #[derive(Debug, Clone)]
-pub(super) struct Figure {
-    pub(super) name: String,
-    pub(super) runs: Vec<Run>,
+pub struct Figure {
+    /// The name of its `.cmd` file, and of the `.svg` and `.md` made from it.
+    pub name: String,
+    /// Its runs, in the order they are stacked in the picture.
+    pub runs: Vec<Run>,
 }
 
 /// One run of a figure.
 #[derive(Debug, Clone)]
-pub(super) struct Run {
-    pub(super) label: Option<String>,
-    pub(super) source: Source,
+pub struct Run {
+    /// The run's name in a stacked picture (`LABEL | ...`); without one, the
+    /// stage's name is used.
+    pub label: Option<String>,
+    /// What makes the run.
+    pub source: Source,
 }
 
+/// What makes a run.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Source {
+pub enum Source {
     /// A stage binary and its arguments.
-    Command { bin: String, args: Vec<String> },
-    /// The (only) run of another figure.
+    Command {
+        /// The binary's name (`04-select`).
+        bin: String,
+        /// Its arguments, split on white space.
+        args: Vec<String>,
+    },
+    /// The (only) run of another figure (`@NAME`).
     Figure(String),
 }
 
 /// Every figure in the book: each `NAME.cmd` in the figures folder. A
 /// chapter adds a figure by adding its `.cmd` file; nothing here changes.
-pub(super) fn figures(dir: &Path) -> Result<Vec<Figure>> {
+///
+/// ```
+/// let root = xtask::cargo::workspace_root();
+/// let figures = xtask::figures::list::figures(&root.join("book/src/figures"))?;
+/// let first = figures.iter().find(|f| f.name == "ch01-sync").expect("chapter 1's figure");
+/// assert_eq!(first.runs.len(), 1);
+/// # anyhow::Ok(())
+/// ```
+pub fn figures(dir: &Path) -> Result<Vec<Figure>> {
     let mut figures = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
         let path = entry?.path();
@@ -69,8 +88,23 @@ pub(super) fn figures(dir: &Path) -> Result<Vec<Figure>> {
     Ok(figures)
 }
 
-/// The runs of a `.cmd` file.
-pub(super) fn parse_cmd(text: &str) -> Result<Vec<Run>> {
+/// The runs of a `.cmd` file: one a line, `BIN ARGS` or `LABEL | BIN ARGS`,
+/// or `LABEL | @OTHER` for the run of figure `OTHER`; `#` starts a comment.
+///
+/// ```
+/// use xtask::figures::list::{Source, parse_cmd};
+///
+/// let runs = parse_cmd("# two backends\npoll | 04-select --backend poll\nepoll | @ch04-epoll\n")?;
+/// assert_eq!(runs[0].label.as_deref(), Some("poll"));
+/// assert_eq!(
+///     runs[0].source,
+///     Source::Command { bin: "04-select".into(), args: vec!["--backend".into(), "poll".into()] }
+/// );
+/// assert_eq!(runs[1].source, Source::Figure("ch04-epoll".into()));
+/// assert!(parse_cmd("# only a comment\n").is_err(), "a figure has at least one run");
+/// # anyhow::Ok(())
+/// ```
+pub fn parse_cmd(text: &str) -> Result<Vec<Run>> {
     let mut runs = Vec::new();
     for line in text.lines() {
         let line = line.split_once('#').map_or(line, |(code, _)| code).trim();

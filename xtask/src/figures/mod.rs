@@ -60,10 +60,10 @@
 
 mod check;
 mod data;
-mod list;
+pub mod list;
 mod make;
 mod stages;
-pub(crate) mod svg;
+pub mod svg;
 mod table;
 
 use std::path::Path;

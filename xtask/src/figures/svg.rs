@@ -11,7 +11,15 @@ use anyhow::Result;
 use crate::cargo::run as run_command;
 
 /// A number rounded to a whole, grouped by three: `12,345`.
-pub(crate) fn thousands(value: f64) -> String {
+///
+/// ```
+/// use xtask::figures::svg::thousands;
+///
+/// assert_eq!(thousands(1_905.4), "1,905");
+/// assert_eq!(thousands(999.5), "1,000");
+/// assert_eq!(thousands(-3.0), "0", "a count is never negative");
+/// ```
+pub fn thousands(value: f64) -> String {
     let digits = format!("{:.0}", value.max(0.0));
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -24,7 +32,11 @@ pub(crate) fn thousands(value: f64) -> String {
 }
 
 /// Text escaped for HTML or SVG, where `&`, `<`, `>` and `"` are markup.
-pub(crate) fn escape(text: &str) -> String {
+///
+/// ```
+/// assert_eq!(xtask::figures::svg::escape(r#"a < b && "c""#), "a &lt; b &amp;&amp; &quot;c&quot;");
+/// ```
+pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
