@@ -63,8 +63,9 @@ pub enum Task {
     /// Writes the exercise starters: the solutions in book/exercises with
     /// their marked regions replaced by todo!().
     Starters {
-        /// The folder to write them to (replaced if it exists); the
-        /// committed copy, book/starters, when none is given.
+        /// The folder to write them to: new, empty, or one of starters
+        /// written before (which is replaced); the committed copy,
+        /// book/starters, when none is given.
         dir: Option<PathBuf>,
     },
     /// Checks that the committed starters are current, compile and fail

@@ -29,6 +29,8 @@
 //!
 //! Not here: anything a stage or a test needs at run time.
 
+use std::fmt;
+
 pub mod cargo;
 pub mod cli;
 pub mod figures;
@@ -36,3 +38,18 @@ pub mod handout;
 pub mod includes;
 pub mod starters;
 mod tidy;
+
+/// A mistake in what was asked (a figure that does not exist, a folder
+/// that must not be replaced), found before anything was written. The
+/// binary prints it as one line and exits with status 2, as it does for a
+/// misspelled flag; any other error exits with 1.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl fmt::Display for BadInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}

@@ -112,3 +112,33 @@ fn an_unknown_task_or_a_missing_folder_exits_2() {
         );
     }
 }
+
+#[test]
+fn starters_never_replace_a_folder_they_did_not_make() {
+    let dir = scratch("starters-over-a-folder");
+    std::fs::write(dir.join("thesis.tex"), "years of work").expect("a file of the user's");
+    let folder = dir.display().to_string();
+    let output = xtask(&std::env::temp_dir(), &["starters", &folder]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let kept = std::fs::read_to_string(dir.join("thesis.tex"));
+    std::fs::remove_dir_all(&dir).expect("the scratch folder goes");
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("does not hold starters"), "{stderr}");
+    assert_eq!(kept.ok().as_deref(), Some("years of work"));
+}
+
+#[test]
+fn bad_input_a_task_finds_exits_2_in_one_line() {
+    let dir = scratch("bad-input");
+    std::fs::write(dir.join("notes.txt"), "mine").expect("a file of the user's");
+    let folder = dir.display().to_string();
+    for args in [&["figures", "no-such-figure"][..], &["handout", &folder]] {
+        let output = xtask(&dir, args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    let left = entries(&dir);
+    std::fs::remove_dir_all(&dir).expect("the scratch folder goes");
+    assert_eq!(left, ["notes.txt"]);
+}

@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use super::DIR;
+use crate::BadInput;
 
 /// A figure: its name and its runs.
 #[derive(Debug, Clone)]
@@ -149,7 +150,12 @@ impl Figure {
 pub(super) fn chosen<'a>(all: &'a [Figure], names: &[String]) -> Result<Vec<&'a Figure>> {
     for name in names {
         if !all.iter().any(|f| &f.name == name) {
-            bail!("no figure named {name} (a .cmd file in {DIR})");
+            let known: Vec<&str> = all.iter().map(|f| f.name.as_str()).collect();
+            return Err(BadInput(format!(
+                "no figure named {name}: a name is that of a .cmd file in {DIR} ({})",
+                known.join(", ")
+            ))
+            .into());
         }
     }
     let mut set: BTreeSet<&str> = if names.is_empty() {

@@ -33,6 +33,7 @@ use anyhow::{Context, Result, bail};
 
 pub use check::check;
 
+use crate::BadInput;
 use crate::starters::{self, copy_starter, exercises};
 
 /// Top-level folders copied as they are (with `0*`, the stages).
@@ -47,10 +48,11 @@ pub fn write(root: &Path, out: &Path) -> Result<()> {
     if out.exists() {
         let empty = std::fs::read_dir(out)?.next().is_none();
         if !empty && !out.join(".handout").exists() {
-            bail!(
-                "{} exists and is not a hand-out: choose another folder",
+            return Err(BadInput(format!(
+                "{} exists and is not a hand-out: choose a new or empty folder",
                 out.display()
-            );
+            ))
+            .into());
         }
         std::fs::remove_dir_all(out)?;
     }
