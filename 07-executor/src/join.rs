@@ -40,8 +40,9 @@ pub enum JoinError {
     /// It panicked.
     #[error("{0}")]
     Panicked(TaskPanic),
-    /// It was dropped before it finished, with its executor.
-    #[error("the task was dropped before it finished (its executor was dropped)")]
+    /// It was dropped before it finished: its executor was dropped, or
+    /// the [`TaskSet`](crate::TaskSet) it belonged to.
+    #[error("the task was dropped before it finished (cancelled)")]
     Cancelled,
 }
 

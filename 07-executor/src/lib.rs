@@ -45,6 +45,42 @@
 //! each other alive; dropping the [`Executor`] drops every task left in it
 //! (their destructors run, which is how a task is cancelled) and breaks
 //! the cycle.
+//!
+//! # Why `poll` takes `Pin<&mut Self>`
+//!
+//! The future of an `async fn` keeps its locals, and a local that borrows
+//! another local across an `.await` points into the future itself: moved
+//! after its first poll, it would point at where it used to be. So `poll`
+//! takes the future *pinned*, a promise that it will not move again, and
+//! only a type that is `Unpin` (safe to move: no pointer into itself) can
+//! be pinned by `Pin::new` as if it were a plain `&mut`. The compiler makes
+//! every `async fn`'s future `!Unpin`, and refuses this (error E0277,
+//! "cannot be unpinned"):
+//!
+//! ```compile_fail,E0277
+#![doc = include_str!("../tests/compile_fail/unpinned_poll.rs")]
+//! ```
+//!
+//! Pinned where it stands, with `std::pin::pin!`, it compiles: the future
+//! can no longer be moved, since the pinned reference is all that is left
+//! of it.
+//!
+//! ```
+//! use std::future::Future;
+//! use std::pin::pin;
+//! use std::task::{Context, Poll, Waker};
+//!
+//! async fn sum_after_a_yield() -> u32 {
+//!     let numbers = [1, 2, 3];
+//!     let first = &numbers[0];
+//!     std::future::ready(()).await;
+//!     *first + numbers[2]
+//! }
+//!
+//! let mut future = pin!(sum_after_a_yield());
+//! let mut cx = Context::from_waker(Waker::noop());
+//! assert_eq!(future.as_mut().poll(&mut cx), Poll::Ready(4));
+//! ```
 
 #![forbid(unsafe_code)]
 
@@ -58,6 +94,7 @@ mod semaphore;
 mod stage;
 mod stuck;
 mod task;
+mod task_set;
 mod time;
 mod waker;
 
@@ -68,5 +105,6 @@ pub use request::{exchange, request};
 pub use semaphore::{Acquire, Permit, Semaphore};
 pub use stage::Futures;
 pub use stuck::Stuck;
+pub use task_set::TaskSet;
 pub use time::{Elapsed, Sleep};
 pub use waker::TaskId;

@@ -84,6 +84,19 @@ impl Handle {
         JoinHandle::new(id, state, self.clone())
     }
     // ANCHOR_END: spawn
+
+    // ANCHOR: abort
+    /// Cancels task `id`: drops its future where it stands, and its
+    /// `JoinHandle` returns [`JoinError::Cancelled`]. Nothing happens if it
+    /// has ended already.
+    pub(crate) fn abort(&self, id: TaskId) {
+        // Out of the table first, and dropped with no borrow held: the
+        // future's destructors may use the executor (a socket deregisters,
+        // a `TaskSet` inside aborts its own children).
+        let task = self.shared.tasks.borrow_mut().remove(&id);
+        drop(task);
+    }
+    // ANCHOR_END: abort
 }
 
 impl Shared {
