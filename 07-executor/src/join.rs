@@ -15,8 +15,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use crate::executor::Handle;
-use crate::stuck::{HeldWaker, WaitKind};
+use crate::poll_state::{HeldWaker, PollState, WaitKind};
 use crate::waker::TaskId;
 
 /// A task that panicked: the panic was caught at the edge of its poll.
@@ -88,17 +87,22 @@ impl<T> Fail for JoinState<T> {
 pub struct JoinHandle<T> {
     id: TaskId,
     state: Rc<JoinState<T>>,
-    handle: Handle,
+    /// Where the awaiting task's waker is counted while it waits.
+    poll_state: Rc<PollState>,
     /// The output has been returned: polling again is a bug.
     taken: bool,
 }
 
 impl<T> JoinHandle<T> {
-    pub(crate) fn new(id: TaskId, state: Rc<JoinState<T>>, handle: Handle) -> JoinHandle<T> {
+    pub(crate) fn new(
+        id: TaskId,
+        state: Rc<JoinState<T>>,
+        poll_state: Rc<PollState>,
+    ) -> JoinHandle<T> {
         JoinHandle {
             id,
             state,
-            handle,
+            poll_state,
             taken: false,
         }
     }
@@ -124,12 +128,12 @@ impl<T> Future for JoinHandle<T> {
         assert!(!this.taken, "a JoinHandle polled after it returned");
         if let Some(result) = this.state.result.borrow_mut().take() {
             this.taken = true;
-            this.handle.progress();
+            this.poll_state.progress();
             return Poll::Ready(result);
         }
         let mut waiter = this.state.waiter.borrow_mut();
         if !waiter.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-            *waiter = Some(HeldWaker::new(&this.handle, cx.waker(), WaitKind::Join));
+            *waiter = Some(HeldWaker::new(&this.poll_state, cx.waker(), WaitKind::Join));
         }
         Poll::Pending
     }

@@ -86,24 +86,30 @@
 
 mod conn;
 mod executor;
+mod handle;
 mod join;
 mod notify;
+mod poll_state;
 mod reactor;
 mod request;
 mod semaphore;
 mod stage;
+mod stats;
 mod stuck;
 mod task;
+mod task_map;
 mod task_set;
 mod time;
 mod waker;
 
-pub use conn::{AsyncConn, InFlight, ReadReply, WriteLine};
-pub use executor::{Executor, Handle, RunError, Stats};
+pub use conn::{AsyncConn, InFlight, RecvReply, SendRequest};
+pub use executor::{Executor, RunError};
+pub use handle::Handle;
 pub use join::{JoinError, JoinHandle, TaskPanic};
 pub use request::{exchange, request};
 pub use semaphore::{Acquire, Permit, Semaphore};
 pub use stage::Futures;
+pub use stats::Stats;
 pub use stuck::Stuck;
 pub use task_set::TaskSet;
 pub use time::{Elapsed, Sleep};

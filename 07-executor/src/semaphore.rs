@@ -28,8 +28,8 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use crate::executor::Handle;
-use crate::stuck::{HeldWaker, WaitKind};
+use crate::handle::Handle;
+use crate::poll_state::{HeldWaker, WaitKind};
 
 /// Permits for tasks, handed out in the order they were asked for.
 #[derive(Clone)]
@@ -147,7 +147,7 @@ impl Future for Acquire {
                 id,
                 granted: false,
                 waker: Some(HeldWaker::new(
-                    &semaphore.handle,
+                    semaphore.handle.poll_state(),
                     cx.waker(),
                     WaitKind::Permit,
                 )),
@@ -176,7 +176,7 @@ impl Future for Acquire {
             .is_some_and(|w| w.will_wake(cx.waker()))
         {
             waiter.waker = Some(HeldWaker::new(
-                &semaphore.handle,
+                semaphore.handle.poll_state(),
                 cx.waker(),
                 WaitKind::Permit,
             ));

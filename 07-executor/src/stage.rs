@@ -39,9 +39,11 @@ use testbed::store::{Lane, Store, StoreError};
 use testbed::workload::Item;
 
 use crate::conn::AsyncConn;
-use crate::executor::{Executor, Handle, Stats};
+use crate::executor::Executor;
+use crate::handle::Handle;
 use crate::request::request;
 use crate::semaphore::Semaphore;
+use crate::stats::Stats;
 
 /// How many task panics the report lists by name (the count is always
 /// there): a bug that panics every task should not print 20,000 lines.

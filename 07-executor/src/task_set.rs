@@ -23,7 +23,7 @@ use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::task::Poll;
 
-use crate::executor::Handle;
+use crate::handle::Handle;
 use crate::join::{JoinError, JoinHandle};
 use crate::waker::TaskId;
 

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use scheduler::TimerId;
 
-use crate::executor::Handle;
+use crate::handle::Handle;
 
 /// A `timeout` ran out before its future finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
