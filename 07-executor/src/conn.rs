@@ -46,6 +46,30 @@ use crate::reactor::{Direction, Park, SourceKey};
 
 /// A non-blocking connection to a SLOW/1 server, registered with an
 /// executor's reactor for as long as it lives.
+///
+/// # Examples
+///
+/// One `GET`, line by line, against an embedded server:
+///
+/// ```
+/// use executor::{AsyncConn, Executor};
+/// use testbed::protocol::{Reply, Request, ResultHash};
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig::default())?;
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let item = items(1, 1).remove(0);
+/// let (id, payload) = (item.id, item.payload.clone());
+/// let reply = executor.block_on(async move {
+///     let mut conn = AsyncConn::connect(&handle, server.addr()).await?;
+///     conn.send(&Request::Get(id, payload)).await.map_err(std::io::Error::other)?;
+///     conn.recv().await.map_err(std::io::Error::other)
+/// })??;
+/// assert_eq!(reply, Reply::Success(ResultHash::of(item.id, &item.payload)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct AsyncConn {
     handle: Handle,
     key: SourceKey,

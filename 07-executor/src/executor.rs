@@ -202,6 +202,22 @@ impl Executor {
     ///   (the tasks stay in the executor, and are dropped with it);
     /// - [`RunError::Io`] when `epoll_wait` fails;
     /// - [`RunError::Nested`] from inside a task of this executor.
+    ///
+    /// # Examples
+    ///
+    /// A root future that waits for a task that waits for nothing that
+    /// could wake it: instead of sleeping forever, `block_on` says so.
+    ///
+    /// ```
+    /// use executor::{Executor, RunError};
+    ///
+    /// let executor = Executor::new()?;
+    /// assert_eq!(executor.block_on(async { 1 + 1 })?, 2);
+    /// let never = executor.spawn(std::future::pending::<()>());
+    /// let stuck = executor.block_on(never);
+    /// assert!(matches!(stuck, Err(RunError::Stuck(_))), "{stuck:?}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn block_on<F: Future>(&self, future: F) -> Result<F::Output, RunError> {
         let shared = &*self.handle.shared;
         if shared.running.replace(true) {

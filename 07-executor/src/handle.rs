@@ -32,6 +32,24 @@ use crate::waker::{TaskId, Wakeups};
 
 /// A cheap, clonable handle to an executor: what futures keep to spawn,
 /// sleep, and register sockets. `Rc` inside, so it stays on the thread.
+///
+/// # Examples
+///
+/// A task that spawns another through its handle, and awaits it:
+///
+/// ```
+/// use executor::Executor;
+///
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let answer = executor.block_on(async move {
+///     let inner = handle.clone();
+///     let outer = handle.spawn(async move { inner.spawn(async { 6 * 7 }).await });
+///     outer.await
+/// })?;
+/// assert_eq!(answer??, 42);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Handle {
     pub(crate) shared: Rc<Shared>,
@@ -74,6 +92,29 @@ impl Handle {
     /// Starts `future` as a task, polled for the first time on the loop's
     /// next turn; the [`JoinHandle`] is a future of its output. Dropping
     /// the handle detaches the task: it runs on.
+    ///
+    /// # Examples
+    ///
+    /// Spawned tasks run while the root future waits, each when it is
+    /// woken; the `JoinHandle`s give their outputs:
+    ///
+    /// ```
+    /// use executor::Executor;
+    ///
+    /// let executor = Executor::new()?;
+    /// let handle = executor.handle();
+    /// let tasks: Vec<_> = (1..=3).map(|n| handle.spawn(async move { n * 10 })).collect();
+    /// let sum = executor.block_on(async move {
+    ///     let mut sum = 0;
+    ///     for task in tasks {
+    ///         sum += task.await?;
+    ///     }
+    ///     Ok::<_, executor::JoinError>(sum)
+    /// })??;
+    /// assert_eq!(sum, 60);
+    /// assert_eq!(executor.stats().spawned, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,

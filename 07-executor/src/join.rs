@@ -84,6 +84,22 @@ impl<T> Fail for JoinState<T> {
 }
 
 /// A future of a task's output. Dropping it detaches the task.
+///
+/// # Examples
+///
+/// A task that panics ends alone; its handle says how:
+///
+/// ```
+/// use executor::{Executor, JoinError};
+///
+/// let executor = Executor::new()?;
+/// let fine = executor.spawn(async { "fine" });
+/// let broken = executor.spawn(async { panic!("broken") });
+/// let (fine, broken) = executor.block_on(async { (fine.await, broken.await) })?;
+/// assert_eq!(fine, Ok("fine"));
+/// assert!(matches!(broken, Err(JoinError::Panicked(p)) if p.message == "broken"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct JoinHandle<T> {
     id: TaskId,
     state: Rc<JoinState<T>>,

@@ -32,6 +32,40 @@ use crate::handle::Handle;
 use crate::poll_state::{HeldWaker, WaitKind};
 
 /// Permits for tasks, handed out in the order they were asked for.
+///
+/// # Examples
+///
+/// Three tasks and one permit: they run one at a time, in order.
+///
+/// ```
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+/// use std::time::Duration;
+/// use executor::{Executor, Semaphore};
+///
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let one = Semaphore::new(&handle, 1);
+/// let order = Rc::new(RefCell::new(Vec::new()));
+/// let tasks: Vec<_> = (0..3)
+///     .map(|n| {
+///         let (one, order, handle) = (one.clone(), order.clone(), handle.clone());
+///         executor.spawn(async move {
+///             let _permit = one.acquire().await;
+///             order.borrow_mut().push(n);
+///             handle.sleep(Duration::from_millis(1)).await;
+///         })
+///     })
+///     .collect();
+/// executor.block_on(async {
+///     for task in tasks {
+///         task.await.unwrap();
+///     }
+/// })?;
+/// assert_eq!(*order.borrow(), [0, 1, 2]);
+/// assert_eq!(one.available(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Semaphore {
     state: Rc<RefCell<State>>,

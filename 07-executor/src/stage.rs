@@ -50,6 +50,27 @@ use crate::stats::Stats;
 const PANICS_LISTED: usize = 5;
 
 /// The futures stage.
+///
+/// # Examples
+///
+/// The whole stage, as the `07-executor` binary runs it, against an
+/// embedded server:
+///
+/// ```
+/// use executor::Futures;
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 20,
+///     conns: 5,
+///     latency: "1ms".parse()?,
+///     ..Settings::default()
+/// };
+/// let execution = execute(&Futures::default(), &settings)?;
+/// assert_eq!((execution.report.ok, execution.report.wrong), (20, 0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Futures {
     /// Keep a connection whose request was cancelled by the read timeout
