@@ -89,7 +89,7 @@ pub enum RunError {
 ///
 /// Dropping the executor drops every task still in it (their destructors
 /// run: that is cancellation), and a [`JoinHandle`] of one of them then
-/// returns [`JoinError::Cancelled`].
+/// returns [`JoinError::Cancelled`](crate::JoinError::Cancelled).
 ///
 /// # Examples
 ///
