@@ -191,7 +191,6 @@ impl Executor {
         self.handle.shared.tasks.borrow().len()
     }
 
-    // ANCHOR: block_on
     /// Runs the loop until `future` is ready, polling it and every task
     /// that is woken meanwhile; returns its output. Tasks still pending
     /// then stay in the executor, for the next `block_on` (or its drop).
@@ -218,6 +217,7 @@ impl Executor {
     /// assert!(matches!(stuck, Err(RunError::Stuck(_))), "{stuck:?}");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    // ANCHOR: block_on
     pub fn block_on<F: Future>(&self, future: F) -> Result<F::Output, RunError> {
         let shared = &*self.handle.shared;
         if shared.running.replace(true) {

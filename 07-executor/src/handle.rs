@@ -88,7 +88,6 @@ impl Handle {
         &self.shared.poll_state
     }
 
-    // ANCHOR: spawn
     /// Starts `future` as a task, polled for the first time on the loop's
     /// next turn; the [`JoinHandle`] is a future of its output. Dropping
     /// the handle detaches the task: it runs on.
@@ -115,6 +114,7 @@ impl Handle {
     /// assert_eq!(executor.stats().spawned, 3);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    // ANCHOR: spawn
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,

@@ -38,6 +38,7 @@ impl Drop for Task {
     }
 }
 
+// ANCHOR: task_new
 impl Task {
     /// Task `id`, running `future`, not yet queued; and the state its
     /// `JoinHandle` will read the output from.
@@ -65,3 +66,4 @@ impl Task {
         (task, state)
     }
 }
+// ANCHOR_END: task_new

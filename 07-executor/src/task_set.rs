@@ -27,7 +27,6 @@ use crate::handle::Handle;
 use crate::join::{JoinError, JoinHandle};
 use crate::waker::TaskId;
 
-// ANCHOR: task_set
 /// Tasks that end with the set: results as they come, and cancellation of
 /// the rest when it is dropped.
 ///
@@ -57,6 +56,7 @@ use crate::waker::TaskId;
 /// assert_eq!(executor.live_tasks(), 0, "the other two were cancelled");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+// ANCHOR: task_set
 pub struct TaskSet<T> {
     handle: Handle,
     children: Vec<JoinHandle<T>>,
