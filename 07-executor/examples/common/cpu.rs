@@ -6,14 +6,27 @@ use std::time::Duration;
 use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::time::TimeVal;
 
-/// User plus system time of this thread so far, and how many times it went
-/// to sleep of its own accord (voluntary context switches: a `park`, an
-/// `epoll_wait`, a blocking `read`).
-pub fn cpu_time() -> (Duration, i64) {
+/// What the kernel counted for this thread so far.
+pub struct Usage {
+    /// User plus system time.
+    cpu: Duration,
+    /// Times it went to sleep of its own accord (voluntary context
+    /// switches: a `park`, an `epoll_wait`, a blocking `read`).
+    sleeps: i64,
+    /// Times the kernel took the core away while it still wanted it
+    /// (involuntary context switches), to give it to another thread.
+    preempted: i64,
+}
+
+/// This thread's usage so far.
+pub fn usage() -> Usage {
     // This thread only: a `Delay`'s own thread, asleep, must not count.
     let usage = getrusage(UsageWho::RUSAGE_THREAD).expect("getrusage works on Linux");
-    let cpu = duration(usage.user_time()) + duration(usage.system_time());
-    (cpu, usage.voluntary_context_switches())
+    Usage {
+        cpu: duration(usage.user_time()) + duration(usage.system_time()),
+        sleeps: usage.voluntary_context_switches(),
+        preempted: usage.involuntary_context_switches(),
+    }
 }
 
 fn duration(tv: TimeVal) -> Duration {
@@ -24,23 +37,26 @@ fn duration(tv: TimeVal) -> Duration {
 }
 
 /// Runs `f`, and prints its wall and CPU time, how much of one core that
-/// CPU time was, and how many times the thread went to sleep.
+/// CPU time was, how many times the thread went to sleep, and how many
+/// times the kernel took the core from it.
 ///
 /// A thread that never sleeps asks for a whole core; it gets less when
 /// other processes want the machine too, so "of a core" is 100% only on a
-/// quiet machine, while "went to sleep 0 times" is true on any.
+/// quiet machine, while "slept 0 times" is true on any, and "preempted"
+/// counts the times it was made to share.
 pub fn measured<T>(what: &str, f: impl FnOnce() -> T) -> T {
-    let (started, (cpu_before, sleeps_before)) = (std::time::Instant::now(), cpu_time());
+    let (started, before) = (std::time::Instant::now(), usage());
     let output = f();
     let wall = started.elapsed();
-    let (cpu_after, sleeps_after) = cpu_time();
-    let cpu = cpu_after - cpu_before;
+    let after = usage();
+    let cpu = after.cpu - before.cpu;
     println!(
-        "{what}: wall {:.1} ms, CPU {:.1} ms: {:.0}% of a core, voluntary sleeps {}",
+        "{what}: wall {:.1} ms, CPU {:.1} ms: {:.0}% of a core; slept {} times, preempted {}",
         wall.as_secs_f64() * 1e3,
         cpu.as_secs_f64() * 1e3,
         100.0 * cpu.as_secs_f64() / wall.as_secs_f64(),
-        sleeps_after - sleeps_before
+        after.sleeps - before.sleeps,
+        after.preempted - before.preempted
     );
     output
 }
