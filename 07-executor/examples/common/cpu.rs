@@ -51,7 +51,7 @@ pub fn measured<T>(what: &str, f: impl FnOnce() -> T) -> T {
     let after = usage();
     let cpu = after.cpu - before.cpu;
     println!(
-        "{what}: wall {:.1} ms, CPU {:.1} ms: {:.0}% of a core; slept {} times, preempted {}",
+        "{what}: wall {:.1} ms, CPU {:.1} ms: {:.0}% of a core; sleeps {}, preemptions {}",
         wall.as_secs_f64() * 1e3,
         cpu.as_secs_f64() * 1e3,
         100.0 * cpu.as_secs_f64() / wall.as_secs_f64(),
