@@ -153,6 +153,17 @@ impl Executor {
     }
 
     /// Spawns a task: [`Handle::spawn`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use executor::Executor;
+    ///
+    /// let executor = Executor::new()?;
+    /// let task = executor.spawn(async { "spawned" });
+    /// assert_eq!(executor.block_on(task)?, Ok("spawned"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
