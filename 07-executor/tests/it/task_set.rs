@@ -108,3 +108,32 @@ fn cancelling_a_task_that_owns_a_set_cancels_its_children_too() {
     });
     assert!(grandchild_dropped);
 }
+
+#[test]
+fn dropping_the_executor_drops_a_set_inside_a_task_and_its_children() {
+    let dropped = crate::util::within("executor drop", || {
+        let executor = Executor::new().expect("an executor");
+        let handle = executor.handle();
+        let dropped = Rc::new(Cell::new(false));
+        let flag = Flag(dropped.clone());
+        let inner = handle.clone();
+        executor.spawn(async move {
+            let mut set = TaskSet::new(&inner);
+            set.spawn(async move {
+                let _flag = flag;
+                pending::<()>().await;
+            });
+            set.join_next().await;
+        });
+        let started = executor.block_on(async {
+            yield_now().await;
+            yield_now().await;
+        });
+        assert!(started.is_ok());
+        // The parent task, and its set, are dropped with the executor,
+        // while the executor's table is being emptied.
+        drop(executor);
+        dropped.get()
+    });
+    assert!(dropped);
+}
