@@ -62,11 +62,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_ready_future_takes_one_poll() {
-        assert_eq!(block_on(async { 7 }), (7, 1));
-    }
-
-    #[test]
     fn a_delay_woken_from_its_thread_takes_a_few_polls_not_millions() {
         let ((), polls) = block_on(Delay::new(Duration::from_millis(5)));
         // Two, unless `park` returned spuriously.
