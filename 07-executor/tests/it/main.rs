@@ -9,6 +9,7 @@ mod conformance;
 mod conn;
 mod semaphore;
 mod stuck;
+mod task_set;
 mod tasks;
 mod tidy;
 mod time;
