@@ -41,8 +41,8 @@ pub struct Blocking {
 }
 
 impl Stage for Blocking {
-    fn name(&self) -> String {
-        "sync".into()
+    fn name(&self) -> &'static str {
+        "sync"
     }
 
     /// One connection, whatever `--conns` says.

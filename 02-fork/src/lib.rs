@@ -94,8 +94,8 @@ impl Forked {
 }
 
 impl Stage for Forked {
-    fn name(&self) -> String {
-        "fork".into()
+    fn name(&self) -> &'static str {
+        "fork"
     }
 
     /// N workers record through N database connections at once: an

@@ -218,7 +218,7 @@ fn speak_if_stalled(
         .max()
         .map(Duration::from_micros);
     let stall = Stall {
-        stage: "fork".into(),
+        stage: "fork",
         quiet,
         recorded,
         items: scenario.items.len() as u64,
@@ -230,7 +230,7 @@ fn speak_if_stalled(
             oldest,
         }),
         read_timeout: scenario.read_timeout,
-        read_timeout_support: testbed::stage::ReadTimeout::Enforced,
+        read_timeout_support: testbed::stage::ReadTimeoutSupport::Enforced,
     };
     eprintln!("{stall}");
 }

@@ -65,8 +65,8 @@ pub struct RoundRobin {
 }
 
 impl Stage for RoundRobin {
-    fn name(&self) -> String {
-        "roundrobin".into()
+    fn name(&self) -> &'static str {
+        "roundrobin"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

@@ -1,7 +1,7 @@
 //! The timed pool: stage 4's pool of connections on one selector, plus
 //! everything that has a deadline, and checkouts instead of items.
 //!
-//! [`Pool`] is AnyEvent::Task's client under the name of what it is: a pool
+//! [`CheckoutPool`] is AnyEvent::Task's client under the name of what it is: a pool
 //! of up to `size` connections to one server, handed out as exclusive
 //! [`Checkout`]s in FIFO order, each checkout running its calls in order on
 //! its connection. From stage 4 it reuses, unchanged, the [`Selector`] (the
@@ -21,7 +21,7 @@
 //!
 //! # The loop
 //!
-//! [`Pool::turn`] is one turn of the event loop, in a fixed order:
+//! [`CheckoutPool::turn`] is one turn of the event loop, in a fixed order:
 //!
 //! 1. sleep until the earliest deadline of [`Timers`], or until a socket
 //!    moves ([`next_timeout`], from stage 4);
@@ -44,14 +44,14 @@
 //!
 //! Stage 4 calls a callback per item, as the source article does. A callback cannot
 //! borrow the pool that calls it, so it cannot make the next call on its
-//! checkout. Here [`Pool::turn`] hands finished calls back as
+//! checkout. Here [`CheckoutPool::turn`] hands finished calls back as
 //! [`FinishedCall`]s, and the caller, holding the pool again, decides what to
 //! call next.
 //!
 //! # Layout
 //!
 //! This file holds the type, its public methods and the loop. The loop's
-//! steps live in child modules, each an `impl Pool` block over the same
+//! steps live in child modules, each an `impl CheckoutPool` block over the same
 //! private fields:
 //!
 //! - `events`: handshakes, replies, and connections that die;
@@ -149,7 +149,7 @@ struct Member {
 /// call has finished.
 ///
 /// ```
-/// use pool::{Backend, Config, Pool, Selector};
+/// use pool::{Backend, Config, CheckoutPool, Selector};
 /// use testbed::server::{ServerConfig, SlowServer};
 /// use testbed::workload::items;
 ///
@@ -157,7 +157,7 @@ struct Member {
 ///     latency: "1ms".parse().expect("a latency"),
 ///     ..ServerConfig::default()
 /// })?;
-/// let mut pool = Pool::new(Selector::new(Backend::Epoll)?, Config::new(server.addr(), 2))?;
+/// let mut pool = CheckoutPool::new(Selector::new(Backend::Epoll)?, Config::new(server.addr(), 2))?;
 /// for item in items(5, 1) {
 ///     let checkout = pool.checkout()?;
 ///     pool.call(&checkout, item)?;
@@ -173,7 +173,7 @@ struct Member {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 // ANCHOR: pool
-pub struct Pool {
+pub struct CheckoutPool {
     config: Config,
     selector: Selector,
     /// `places[i]` is slot `i`: vacant, opening or open.
@@ -207,15 +207,15 @@ pub struct Pool {
 }
 // ANCHOR_END: pool
 
-impl Pool {
+impl CheckoutPool {
     /// A pool with `config`, which opens its `min_idle` connections at once
     /// (they connect during the first turns). An invalid config is an
     /// `InvalidInput` error naming the knob.
-    pub fn new(selector: Selector, config: Config) -> io::Result<Pool> {
+    pub fn new(selector: Selector, config: Config) -> io::Result<CheckoutPool> {
         config
             .validate()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let mut pool = Pool {
+        let mut pool = CheckoutPool {
             config,
             selector,
             places: (0..config.size).map(|_| Place::Vacant).collect(),
@@ -245,12 +245,12 @@ impl Pool {
     /// timeout. Calls can be made on it right away: they wait with it.
     ///
     /// ```
-    /// use pool::{Backend, Config, Pool, Selector};
+    /// use pool::{Backend, Config, CheckoutPool, Selector};
     /// use testbed::server::{ServerConfig, SlowServer};
     /// use testbed::workload::items;
     ///
     /// let server = SlowServer::spawn(ServerConfig::default())?;
-    /// let mut pool = Pool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 1))?;
+    /// let mut pool = CheckoutPool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 1))?;
     /// let (first, second) = (pool.checkout()?, pool.checkout()?);
     /// pool.call(&second, items(1, 1).remove(0))?;
     /// let mut done = Vec::new();
@@ -293,12 +293,12 @@ impl Pool {
     /// [`turn`](Self::turn) (at once if the checkout already failed).
     ///
     /// ```
-    /// use pool::{Backend, Config, Pool, Selector};
+    /// use pool::{Backend, Config, CheckoutPool, Selector};
     /// use testbed::server::{ServerConfig, SlowServer};
     /// use testbed::workload::items;
     ///
     /// let server = SlowServer::spawn(ServerConfig::default())?;
-    /// let mut pool = Pool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 3))?;
+    /// let mut pool = CheckoutPool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 3))?;
     /// let checkout = pool.checkout()?;
     /// for item in items(3, 1) {
     ///     pool.call(&checkout, item)?; // In order, on one connection.
@@ -463,7 +463,7 @@ impl Pool {
 }
 
 /// Lookups, and the error of a loop that cannot go on.
-impl Pool {
+impl CheckoutPool {
     fn member(&mut self, id: SlotId) -> &mut Member {
         match &mut self.places[id.index()] {
             Place::Open(member) => member,
@@ -487,9 +487,9 @@ impl Pool {
     }
 }
 
-impl std::fmt::Debug for Pool {
+impl std::fmt::Debug for CheckoutPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool")
+        f.debug_struct("CheckoutPool")
             .field("backend", &self.backend())
             .field("open", &self.stats.census.open())
             .field("opening", &self.stats.census.opening())

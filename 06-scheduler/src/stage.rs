@@ -86,8 +86,8 @@ impl Fibers {
 }
 
 impl Stage for Fibers {
-    fn name(&self) -> String {
-        "scheduler".into()
+    fn name(&self) -> &'static str {
+        "scheduler"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

@@ -70,8 +70,8 @@ struct Conn {
 }
 
 impl Stage for Floor {
-    fn name(&self) -> String {
-        "floor".into()
+    fn name(&self) -> &'static str {
+        "floor"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
