@@ -50,14 +50,17 @@
 //!
 //! # Layout
 //!
-//! This file holds the type, its public methods and the loop. The loop's
-//! steps live in child modules, each an `impl CheckoutPool` block over the same
-//! private fields:
+//! This file holds the type, the public methods that drive it (checkout,
+//! call, turn, drain, close) and the loop. The loop's steps live in child
+//! modules, each an `impl CheckoutPool` block over the same private
+//! fields:
 //!
 //! - `events`: handshakes, replies, and connections that die;
 //! - `deadlines`: what each timer means, and what happens when it fires;
 //! - `grants`: which checkout gets a connection, its calls, its end;
-//! - `connections`: opening, closing, and the reconnect gate.
+//! - `connections`: opening, closing, and the reconnect gate;
+//! - `observe`: what the pool tells its caller about itself (counts,
+//!   stats, the journal), which changes nothing.
 //!
 //! Not here: the knobs' meaning ([`crate::config`]), the backoff's
 //! arithmetic ([`crate::backoff`]), the checkout handle
@@ -67,6 +70,7 @@ mod connections;
 mod deadlines;
 mod events;
 mod grants;
+mod observe;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io;
@@ -75,7 +79,7 @@ use std::time::{Duration, Instant};
 use select::connection::Connection;
 use select::event::Event;
 use select::pool::next_timeout;
-use select::selector::{Backend, Selector};
+use select::selector::Selector;
 use select::slot::{Slot, SlotId};
 use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::ItemId;
@@ -85,7 +89,7 @@ use crate::checkout::{
     Checkout, CheckoutId, Dropped, FinishedCall, Holds, Pending, Ticket, inherited, never_ran,
 };
 use crate::config::Config;
-use crate::journal::{Entry, Journal};
+use crate::journal::Journal;
 use crate::stats::{CloseReason, Stats};
 use crate::timers::{TimerKey, Timers};
 
@@ -410,56 +414,6 @@ impl CheckoutPool {
         done.append(&mut self.finished);
         Ok(())
     }
-
-    /// Checkouts queued for a connection.
-    pub fn waiting(&self) -> usize {
-        self.waiters.len()
-    }
-
-    /// Calls made and not yet finished.
-    pub fn outstanding(&self) -> usize {
-        self.outstanding
-    }
-
-    /// Calls running on a connection.
-    pub fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-
-    /// Connections open or opening (never more than the size).
-    pub fn connections(&self) -> usize {
-        self.stats.census.live()
-    }
-
-    /// Connections idle in the pool.
-    pub fn idle(&self) -> usize {
-        self.idle.len()
-    }
-
-    /// The counters so far.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// The selector's backend.
-    pub fn backend(&self) -> Backend {
-        self.selector.backend()
-    }
-
-    /// Starts keeping a journal of connections and checkouts.
-    pub fn keep_journal(&mut self) {
-        self.journal.keep();
-    }
-
-    /// The journal so far (empty unless [`keep_journal`](Self::keep_journal)).
-    pub fn journal(&self) -> &[Entry] {
-        self.journal.entries()
-    }
 }
 
 /// Lookups, and the error of a loop that cannot go on.
@@ -484,18 +438,5 @@ impl CheckoutPool {
              every connection is held by a checkout with no call (drop one, or set a checkout timeout)",
             self.outstanding
         ))
-    }
-}
-
-impl std::fmt::Debug for CheckoutPool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CheckoutPool")
-            .field("backend", &self.backend())
-            .field("open", &self.stats.census.open())
-            .field("opening", &self.stats.census.opening())
-            .field("idle", &self.idle.len())
-            .field("waiting", &self.waiters.len())
-            .field("outstanding", &self.outstanding)
-            .finish()
     }
 }
