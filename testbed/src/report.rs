@@ -161,6 +161,35 @@ pub struct LatencyMs {
 /// (`docs/report.md`); keys may be added, never renamed.
 /// It also deserialises, so a program can read back a report that a stage
 /// printed with `--json` in another process (the bench's race does).
+///
+/// # Examples
+///
+/// The report is built from the database's rows, not from what a stage
+/// says: an item with no row is `lost`, and the run is not sound.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// use testbed::protocol::Phases;
+/// use testbed::report::{Report, RunFacts};
+/// use testbed::store::{DbTarget, Lane, Store};
+/// use testbed::workload::items;
+///
+/// let list = items(3, 1);
+/// let mut store = Store::create_run(&DbTarget::memory(), Instant::now(), "example")?;
+/// for item in &list[..2] {
+///     store.record(item.id, Lane(0), Instant::now(), &Ok(item.expected_result()))?;
+/// }
+/// let mut facts = RunFacts::new("example", Phases::Two);
+/// facts.concurrency = 1;
+/// facts.elapsed = Duration::from_millis(20);
+/// facts.mean_service = Duration::from_millis(5);
+/// let report = Report::build(&list, &store.rows()?, facts);
+/// assert_eq!((report.ok, report.lost, report.wrong), (2, 1, 0));
+/// assert_eq!(report.lost_ids, [list[2].id.0]);
+/// assert!(!report.is_sound());
+/// # Ok::<(), testbed::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// The stage's package name.
