@@ -121,7 +121,8 @@ pub struct Busy(pub WrapperId);
 /// let mut store = Store::create_run(&DbTarget::memory(), Instant::now(), "example")?;
 ///
 /// let (id, started) = (item.id, Instant::now());
-/// let on_success = move |store: &mut Store, result| store.record(id, Lane(0), started, &Ok(result));
+/// let on_success =
+///     move |store: &mut Store, result| store.record(id, Lane(0), started, &Ok(result));
 /// wrapper.start(&item, on_success, |_, _, _| unreachable!()).expect("not busy");
 /// // One request at a time: the source article's "already in use".
 /// let again = wrapper.start(&item, |_, _| Ok(()), |_, _, _| Ok(()));

@@ -60,6 +60,30 @@ use crate::pool::{FinishedItem, PoolConfig, SlotPool};
 pub use crate::selector::{Backend, BackendArg, Selector};
 
 /// The select stage: a pool of `--conns` connections on one selector.
+///
+/// # Examples
+///
+/// The stage as the binary runs it, once per backend, on an embedded slow
+/// server:
+///
+/// ```
+/// use select::{Backend, Select};
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 20,
+///     conns: 5,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// for backend in [Backend::Select, Backend::Poll, Backend::Epoll] {
+///     let report = execute(&Select { backend }, &settings)?.report;
+///     assert_eq!((report.ok, report.lost, report.wrong), (20, 0, 0));
+///     assert_eq!(report.stage_stats["backend"], backend.as_str());
+/// }
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Select {
     /// Which system call waits (`--backend`).
