@@ -20,7 +20,7 @@
 //!
 //! Read in this order:
 //!
-//! - `timers.rs`: the deadline queue, with cancellation;
+//! - [`timers`]: the deadline queue, with cancellation;
 //! - [`backoff`]: exponential backoff with jitter, for reconnects;
 //! - [`config`]: the knobs, each with the failure it prevents;
 //! - `checkout.rs`: the exclusive [`Checkout`], its id and the
@@ -46,7 +46,7 @@ pub mod config;
 pub mod journal;
 mod pool;
 pub mod stats;
-mod timers;
+pub mod timers;
 
 use select::stage_error;
 use testbed::duration::format_duration;
