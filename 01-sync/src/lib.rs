@@ -133,6 +133,8 @@ pub fn connect_and_request(
 /// garbage: [`ErrorKind::breaks_connection`]), so the next call opens a
 /// fresh one.
 ///
+/// [`ErrorKind::breaks_connection`]: outcome::ErrorKind::breaks_connection
+///
 /// A refused or failed connect is this item's outcome, not an error of the
 /// run. Generic over the stream like [`request`]: 02-fork's workers and
 /// 06-scheduler's fibers run this same loop body.

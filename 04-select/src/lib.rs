@@ -25,7 +25,7 @@
 //!   is there, queue what does not fit, a `connect` that finishes later);
 //! - [`exchange`]: one item's conversation as a state machine;
 //! - [`slot`]: a connection carrying one item, turning events into progress;
-//! - [`pool`]: [`SlotPool`](pool::SlotPool), the source article's `Pool`, its loop and its policy;
+//! - [`pool`]: [`SlotPool`], the source article's `Pool`, its loop and its policy;
 //! - this file: the stage, which feeds every item to the pool and records
 //!   each outcome from its callback.
 //!
