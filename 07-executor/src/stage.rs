@@ -80,8 +80,8 @@ pub struct Futures {
 }
 
 impl Stage for Futures {
-    fn name(&self) -> String {
-        "executor".into()
+    fn name(&self) -> &'static str {
+        "executor"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

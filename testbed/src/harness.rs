@@ -249,7 +249,7 @@ fn execute_with(
     let progress = if settings.json || stage.forks() {
         Progress::hidden()
     } else {
-        Progress::for_terminal(&stage.name(), settings.items as u64)
+        Progress::for_terminal(stage.name(), settings.items as u64)
     };
     let scenario = Scenario {
         items: workload::items(settings.items, settings.seed),

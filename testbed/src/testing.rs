@@ -5,6 +5,8 @@
 //! hangs, so [`run_bin`] kills it at the deadline and says so. (Polling
 //! `try_wait` is not a sleep-then-assert: the sleep only paces the poll.)
 //! [`run_bin_interrupted`] does the same for a run stopped by a signal.
+//! [`smoke_run`] is the first test of every stage binary: a short run that
+//! must verify, whose report the test then reads for the stage's figures.
 //!
 //! [`Script`] is a stream whose replies are written in advance, so a test
 //! can drive request code (`Conn<Script>`) through every reply, right or
@@ -249,6 +251,58 @@ pub fn timeline_of(program: impl AsRef<Path>, args: &[&str], deadline: Duration)
     );
     assert!(output.status.success(), "{args:?}: {output:?}");
     std::fs::read_to_string(&path).expect("the timeline was written")
+}
+
+/// The smoke run every stage binary's tests start with: `program` with
+/// `--items ITEMS`, then `args`, then `--json`. The run must exit 0 with
+/// one JSON report that has every key of the contract
+/// ([`CONTRACT_KEYS`](crate::report::CONTRACT_KEYS)), names `stage`, and
+/// has every item `ok`, none `lost` or `wrong`. Returns the report, for the
+/// stage's own figures.
+///
+/// Not run here: a doc test has no stage binary to start (cargo names one
+/// only to its own package's integration tests, as `CARGO_BIN_EXE_<name>`).
+///
+/// ```no_run
+/// use std::time::Duration;
+///
+/// // In 01-sync's `tests/`: `env!("CARGO_BIN_EXE_01-sync")`.
+/// let report = testbed::testing::smoke_run(
+///     "target/debug/01-sync",
+///     "sync",
+///     20,
+///     &["--latency", "1ms"],
+///     Duration::from_secs(30),
+/// );
+/// assert_eq!(report["db_connections"], 1);
+/// ```
+#[track_caller]
+pub fn smoke_run(
+    program: impl AsRef<Path>,
+    stage: &str,
+    items: u64,
+    args: &[&str],
+    deadline: Duration,
+) -> serde_json::Value {
+    let items_arg = items.to_string();
+    let args = [&["--items", items_arg.as_str()][..], args, &["--json"]].concat();
+    let output = run_bin(program, &args, deadline);
+    assert!(output.status.success(), "{args:?}: {output:?}");
+    let report = json_report(&output);
+    for key in crate::report::CONTRACT_KEYS {
+        assert!(report.get(key).is_some(), "no {key} in {report}");
+    }
+    assert_eq!(report["stage"], stage, "{report}");
+    assert_eq!(
+        (
+            report["ok"].as_u64(),
+            report["lost"].as_u64(),
+            report["wrong"].as_u64()
+        ),
+        (Some(items), Some(0), Some(0)),
+        "ok, lost, wrong: {report}"
+    );
+    report
 }
 
 /// A fake peer for request code: reads come from a script written in
