@@ -1,3 +1,4 @@
+//! Does not compile, on purpose: chapter 8 shows the error `Pin::new` gives for an async fn that borrows across an `.await`.
 // ANCHOR: unpinned
 use std::future::Future;
 use std::pin::Pin;
