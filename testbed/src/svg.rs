@@ -32,14 +32,18 @@ pub fn header(width: f64, height: f64) -> String {
     svg
 }
 
-/// `text` made safe as the text of an SVG (XML) element: escapes what XML
-/// gives a meaning to there. Quotes are left as they are, so it is not for
-/// attribute values; the pictures put words only in `<text>` and
-/// `<title>`.
+/// `text` made safe inside an SVG or HTML document, as an element's text or
+/// a double-quoted attribute value: escapes the four characters markup
+/// gives a meaning to there.
+///
+/// ```
+/// assert_eq!(testbed::svg::escape(r#"a < b && "c""#), "a &lt; b &amp;&amp; &quot;c&quot;");
+/// ```
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// `12345.6` as `12,346`: rounded to a whole, digits grouped by three, as

@@ -136,8 +136,8 @@ fn manifest(root: &Path, starters: &[String]) -> Result<String> {
 fn readme(starters: &[String]) -> String {
     format!(
         "# async-ladder: the exercises\n\n\
-         Asynchronous I/O in Rust, rung by rung, from a blocking client to a fiber\n\
-         scheduler, with a book that explains each rung. This repository is the\n\
+         Asynchronous I/O in Rust, rung by rung, from a blocking client to futures\n\
+         on an executor of our own, with a book that explains each rung. This repository is the\n\
          students' edition: the stages, the testbed they run against, the book, and\n\
          one crate per exercise in `book/starters/`.\n\n\
          You need Linux, Rust 1.95 or later, and a C compiler (the results database\n\
