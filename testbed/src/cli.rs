@@ -122,6 +122,13 @@ pub struct Settings {
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
 
+    /// Show the run live in the terminal while it goes on: each
+    /// connection's item and phase, the counts, throughput against the
+    /// ideal, the watchdog's word on a stall. q or Ctrl-C stops the run
+    /// (its report is printed).
+    #[arg(long)]
+    pub watch: bool,
+
     /// How long a run may record nothing before the watchdog says what it
     /// waits on. Hidden: for tests, which cannot wait ten seconds.
     #[arg(

@@ -15,7 +15,8 @@
 //! 4. run the stage, timing it, with the stall watchdog watching (a stage
 //!    in this process: [`crate::watchdog`]) and, in a binary, SIGINT and
 //!    SIGTERM turned into an account of what was recorded
-//!    ([`crate::interrupt`]);
+//!    ([`crate::interrupt`]); with `--watch`, the live view shows it in
+//!    place of the progress bar ([`crate::watch`]);
 //! 5. stop the server and read its statistics (the *applied* service time
 //!    for Little's law, the peak of connections), or learn that it died;
 //! 6. verify the database and build the report.
@@ -41,7 +42,7 @@ use crate::stage::{Scenario, Stage, StageError};
 use crate::store::{DbTarget, Row, Store, StoreError};
 use crate::timeline::{self, Timeline};
 use crate::watchdog::{Monitor, Watch};
-use crate::workload;
+use crate::{watch, workload};
 
 use embedded::{EmbeddedServer, ServerEnd};
 pub use preflight::DEFAULT_EXTERNAL_READ_TIMEOUT;
@@ -208,7 +209,8 @@ fn execute_with(
     // it from the run's epoch, a few milliseconds later.
     let server_started = Instant::now();
     let server = EmbeddedServer::start(stage, settings, config)?;
-    if settings.timeline.is_some() {
+    let watching = watch::wanted(stage, settings);
+    if settings.timeline.is_some() || watching {
         server.record_served_lines();
     }
 
@@ -246,11 +248,17 @@ fn execute_with(
         }
     };
 
-    let progress = if settings.json || stage.forks() {
+    let progress = if settings.json || stage.forks() || watching {
         Progress::hidden()
     } else {
         Progress::for_terminal(stage.name(), settings.items as u64)
     };
+    if watching {
+        watch::start(
+            watch::Setup::of(stage, settings),
+            watch::Feeds::new(&progress, server.board()),
+        );
+    }
     let scenario = Scenario {
         items: workload::items(settings.items, settings.seed),
         conns: settings.conns,

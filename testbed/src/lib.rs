@@ -56,5 +56,6 @@ pub mod store;
 pub mod svg;
 pub mod testing;
 pub mod timeline;
+pub mod watch;
 pub mod watchdog;
 pub mod workload;

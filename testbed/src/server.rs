@@ -92,7 +92,7 @@ use socket2::{Domain, Protocol, SockRef, Socket, Type};
 use crate::faults::FaultPlan;
 use crate::latency::LatencyModel;
 
-pub use served::ServedLine;
+pub use served::{ServedLine, Serving};
 pub use session::{Garbage, TRICKLE_PAUSE, TRICKLE_PIECES};
 pub use stats::{PhaseCounts, ServerStats, ServiceStats};
 
@@ -295,6 +295,17 @@ impl SlowServer {
         self.shared.served.snapshot()
     }
 
+    /// A handle another thread can read while the server runs: what each
+    /// open connection is doing (once [`record_served_lines`] is on) and
+    /// the statistics so far. The live view (`--watch`) reads it.
+    ///
+    /// [`record_served_lines`]: Self::record_served_lines
+    pub fn board(&self) -> Board {
+        Board {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
     /// Stops the server, joins every thread, and returns the final
     /// statistics. Requests in their service time are abandoned unanswered.
     pub fn shutdown(mut self) -> ServerStats {
@@ -348,6 +359,25 @@ fn bind_socket(addr: SocketAddr, reuse_port: bool) -> io::Result<TcpListener> {
     socket.bind(&addr.into())?;
     socket.listen(LISTEN_BACKLOG)?;
     Ok(socket.into())
+}
+
+/// A running server seen from another thread (see [`SlowServer::board`]).
+#[derive(Debug, Clone)]
+pub struct Board {
+    shared: Arc<Shared>,
+}
+
+impl Board {
+    /// What each open connection is doing, by the client's port; empty
+    /// unless [`SlowServer::record_served_lines`] was called.
+    pub fn connections(&self) -> Vec<Serving> {
+        self.shared.served.now_serving()
+    }
+
+    /// The statistics so far.
+    pub fn stats(&self) -> ServerStats {
+        self.shared.counters.snapshot()
+    }
 }
 
 /// A connection's number, the key of the open-connection registry.

@@ -9,13 +9,20 @@
 //! time the reply spent waiting to be read, which is where round-robin's
 //! head-of-line blocking hides.
 //!
+//! Beside the log, the same switch keeps a board of what each open
+//! connection is doing right now ([`Serving`]): the live view (`--watch`)
+//! reads it several times a second to show each connection's current item
+//! and phase, which the database only learns when the item is over.
+//!
 //! The log is off unless [`SlowServer::record_served_lines`] turns it on
-//! (the harness does for `--timeline`): a benchmark pays nothing for it.
+//! (the harness does for `--timeline` and `--watch`): a benchmark pays
+//! nothing for it.
 //!
 //! Not here: counting (`stats.rs`), which is always on.
 //!
 //! [`SlowServer::record_served_lines`]: super::SlowServer::record_served_lines
 
+use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
@@ -35,36 +42,97 @@ pub struct ServedLine {
     pub done: Instant,
 }
 
+/// What one open connection is doing at the server right now: the last
+/// request line it sent, and whether its service time is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Serving {
+    /// The client's port: the connection's name while it is open (each
+    /// connection from one client has its own).
+    pub port: u16,
+    /// The item of its last request line.
+    pub id: ItemId,
+    /// That line's phase.
+    pub phase: Phase,
+    /// When the line was complete.
+    pub received: Instant,
+    /// When its service time ended (the reply went out at once); `None`
+    /// while the server is still "working" on it.
+    pub done: Option<Instant>,
+}
+
+/// What the switch turns on: the log, and the board of open connections.
+#[derive(Debug, Default, Clone)]
+struct Log {
+    lines: Vec<ServedLine>,
+    now: BTreeMap<u16, Serving>,
+}
+
 /// The log itself: `None` while off.
 #[derive(Debug, Default)]
-pub(super) struct ServedLog(Mutex<Option<Vec<ServedLine>>>);
+pub(super) struct ServedLog(Mutex<Option<Log>>);
 
 impl ServedLog {
     /// Starts recording (a second call keeps what was recorded).
     pub(super) fn start(&self) {
-        self.lock().get_or_insert_with(Vec::new);
+        self.lock().get_or_insert_with(Log::default);
     }
 
-    /// Records a line whose service time just ended, if the log is on.
-    pub(super) fn push(&self, id: ItemId, phase: Phase, received: Instant) {
-        if let Some(lines) = self.lock().as_mut() {
-            lines.push(ServedLine {
+    /// The connection on `port` sent a line that starts its service time.
+    pub(super) fn begin(&self, port: u16, id: ItemId, phase: Phase, received: Instant) {
+        if let Some(log) = self.lock().as_mut() {
+            let serving = Serving {
+                port,
                 id,
                 phase,
                 received,
-                done: Instant::now(),
+                done: None,
+            };
+            log.now.insert(port, serving);
+        }
+    }
+
+    /// Records a line whose service time just ended, if the log is on.
+    pub(super) fn push(&self, port: u16, id: ItemId, phase: Phase, received: Instant) {
+        if let Some(log) = self.lock().as_mut() {
+            let done = Instant::now();
+            log.lines.push(ServedLine {
+                id,
+                phase,
+                received,
+                done,
             });
+            if let Some(serving) = log.now.get_mut(&port) {
+                serving.done = Some(done);
+            }
+        }
+    }
+
+    /// The connection on `port` is closed: it leaves the board.
+    pub(super) fn gone(&self, port: u16) {
+        if let Some(log) = self.lock().as_mut() {
+            log.now.remove(&port);
         }
     }
 
     /// Everything recorded so far, in the order the service times ended.
     pub(super) fn snapshot(&self) -> Vec<ServedLine> {
-        self.lock().clone().unwrap_or_default()
+        self.lock()
+            .as_ref()
+            .map(|log| log.lines.clone())
+            .unwrap_or_default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Vec<ServedLine>>> {
-        // Each critical section is one push or one clone, which leaves the
-        // vector whole even if a thread panicked while holding the lock.
+    /// What each open connection is doing, by port.
+    pub(super) fn now_serving(&self) -> Vec<Serving> {
+        self.lock()
+            .as_ref()
+            .map(|log| log.now.values().copied().collect())
+            .unwrap_or_default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Log>> {
+        // Each critical section is one push, one insert or one clone, which
+        // leaves the log whole even if a thread panicked while holding the lock.
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
