@@ -112,6 +112,7 @@ impl Feeds {
                         since: now
                             .saturating_duration_since(serving.done.unwrap_or(serving.received)),
                         in_service: serving.done.is_none(),
+                        fault: serving.fault,
                     })
                     .collect();
                 // An item starts with its first line: GET, or HEAD.

@@ -9,3 +9,4 @@ mod restart;
 mod standby;
 mod timeouts;
 mod util;
+mod watch;

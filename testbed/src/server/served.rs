@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
+use crate::faults::Fault;
 use crate::protocol::{ItemId, Phase};
 
 /// One request line the server served.
@@ -58,6 +59,10 @@ pub struct Serving {
     /// When its service time ended (the reply went out at once); `None`
     /// while the server is still "working" on it.
     pub done: Option<Instant>,
+    /// The fault the server injected instead of (or into) the reply, once
+    /// the service time is over: a `hang` looks like a long service time
+    /// from outside, and the board says which it is.
+    pub fault: Option<Fault>,
 }
 
 /// What the switch turns on: the log, and the board of open connections.
@@ -86,13 +91,22 @@ impl ServedLog {
                 phase,
                 received,
                 done: None,
+                fault: None,
             };
             log.now.insert(port, serving);
         }
     }
 
-    /// Records a line whose service time just ended, if the log is on.
-    pub(super) fn push(&self, port: u16, id: ItemId, phase: Phase, received: Instant) {
+    /// Records a line whose service time just ended, if the log is on, and
+    /// the fault its answer gets.
+    pub(super) fn push(
+        &self,
+        port: u16,
+        id: ItemId,
+        phase: Phase,
+        received: Instant,
+        fault: Option<Fault>,
+    ) {
         if let Some(log) = self.lock().as_mut() {
             let done = Instant::now();
             log.lines.push(ServedLine {
@@ -103,6 +117,7 @@ impl ServedLog {
             });
             if let Some(serving) = log.now.get_mut(&port) {
                 serving.done = Some(done);
+                serving.fault = fault;
             }
         }
     }

@@ -333,13 +333,13 @@ impl Session<'_> {
             Pause::Outage => return Some(End::Outage),
         }
         shared.counters.served(nominal, received.elapsed());
-        shared.served.push(self.port, id, phase, received);
+        let fault = config.faults.decide(config.seed, id, phase);
+        shared.served.push(self.port, id, phase, received, fault);
 
         let reply = match &payload {
             None => Reply::Ok,
             Some(payload) => Reply::Success(ResultHash::of(id, payload)),
         };
-        let fault = config.faults.decide(config.seed, id, phase);
         if let Some(fault) = fault {
             shared.counters.fault(fault);
         }

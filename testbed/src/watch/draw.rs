@@ -132,17 +132,20 @@ fn draw_connections(frame: &mut Frame, app: &App, area: Rect) {
     );
 }
 
-/// `#3  item 1234  HEAD in service 4.1ms` or `... HEAD replied 0.2ms ago`.
+/// `#3  item 1234  HEAD in service 4.1ms`, `... HEAD replied 0.2ms ago`
+/// or `... HEAD hang 3.95s ago`.
 fn connection_line(lane: usize, conn: &ConnNow) -> Line<'static> {
     let phase = match conn.phase {
         Phase::Get => "GET",
         Phase::Head => "HEAD",
         Phase::Body => "BODY",
     };
-    let state = if conn.in_service {
-        Span::from(format!("in service {}", format_duration(conn.since))).yellow()
-    } else {
-        Span::from(format!("replied {} ago", format_duration(conn.since))).dark_gray()
+    let since = format_duration(conn.since);
+    let state = match (conn.in_service, conn.fault) {
+        (true, _) => Span::from(format!("in service {since}")).yellow(),
+        (false, None) => Span::from(format!("replied {since} ago")).dark_gray(),
+        // `hang`, `drop`, ...: what the server did instead of a plain reply.
+        (false, Some(fault)) => Span::from(format!("{} {since} ago", fault.as_str())).red(),
     };
     Line::from(vec![
         Span::from(format!("#{lane:<4} item {:<7} {phase:<5}", conn.item.0)),

@@ -9,6 +9,7 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use crate::cli::Settings;
+use crate::faults::Fault;
 use crate::protocol::{ItemId, Phase, Phases};
 use crate::stage::Stage;
 
@@ -50,6 +51,8 @@ pub struct ConnNow {
     /// True while the server serves the line; false once it replied (the
     /// client now has to read the reply and send the next line).
     pub in_service: bool,
+    /// The fault the server injected when the service time ended.
+    pub fault: Option<Fault>,
 }
 
 /// Everything the view takes in at one instant.
@@ -99,6 +102,41 @@ impl Setup {
 }
 
 /// The view's state: the last sample, and what the earlier ones add.
+///
+/// # Examples
+///
+/// Two samples a second apart make a throughput, and the view draws it on
+/// any ratatui backend (a test's `TestBackend` here):
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use ratatui::{Terminal, backend::TestBackend};
+/// use testbed::protocol::Phases;
+/// use testbed::watch::{App, Sample, Setup, draw};
+///
+/// let mut app = App::new(Setup {
+///     stage: "select",
+///     items: 200,
+///     phases: Phases::Two,
+///     latency: Duration::from_millis(10),
+/// });
+/// app.observe(Sample::default());
+/// app.observe(Sample {
+///     at: Duration::from_secs(1),
+///     recorded: 90,
+///     failed: 3,
+///     started: 100,
+///     ..Sample::default()
+/// });
+/// assert_eq!((app.throughput(), app.in_flight()), (90.0, 10));
+///
+/// let mut terminal = Terminal::new(TestBackend::new(100, 20))?;
+/// terminal.draw(|frame| draw(frame, &app))?;
+/// let row: String = (0..100).map(|x| terminal.backend().buffer()[(x, 1)].symbol()).collect();
+/// assert!(row.starts_with("ok 87   failed 3   in flight 10   left 110"), "{row}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct App {
     setup: Setup,
@@ -254,10 +292,11 @@ impl App {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn setup() -> Setup {
+    /// A two-phase run of 1000 items at 10 ms (the view's tests share it).
+    pub(in crate::watch) fn setup() -> Setup {
         Setup {
             stage: "pool",
             items: 1000,
@@ -273,6 +312,7 @@ mod tests {
             phase: Phase::Head,
             since: Duration::ZERO,
             in_service: true,
+            fault: None,
         }
     }
 

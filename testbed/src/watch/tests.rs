@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+use super::state::tests::setup;
 use super::*;
 use crate::latency::LatencyModel;
-use crate::protocol::{ItemId, Phase, Phases};
+use crate::protocol::{ItemId, Phase};
 use crate::server::{ServerConfig, SlowServer};
 use crate::stage::{RunStats, Scenario, StageError};
 
@@ -38,15 +39,6 @@ fn assert_shows(lines: &[String], words: &[&str]) {
     }
 }
 
-fn setup() -> Setup {
-    Setup {
-        stage: "pool",
-        items: 1000,
-        phases: Phases::Two,
-        latency: Duration::from_millis(10),
-    }
-}
-
 fn conn(port: u16, item: u64, phase: Phase, in_service: bool) -> ConnNow {
     ConnNow {
         port,
@@ -54,6 +46,7 @@ fn conn(port: u16, item: u64, phase: Phase, in_service: bool) -> ConnNow {
         phase,
         since: Duration::from_micros(2_500),
         in_service,
+        fault: None,
     }
 }
 
@@ -198,6 +191,39 @@ fn a_live_servers_connections_show_their_item_and_phase() {
             "in flight 1",
         ],
     );
+    drop(client);
+    drop(server.shutdown());
+}
+
+/// A hung request is told apart from a slow one: the server's service
+/// time is over, and it sent nothing.
+#[test]
+fn a_hang_is_shown_as_the_fault_not_as_a_reply() {
+    let config = ServerConfig {
+        latency: LatencyModel::Fixed(Duration::ZERO),
+        faults: "hang=1".parse().expect("a fault plan"),
+        ..ServerConfig::default()
+    };
+    let server = SlowServer::spawn(config).expect("a server");
+    server.record_served_lines();
+    let feeds = Feeds::new(&Progress::hidden(), Some(server.board()));
+    let mut client = TcpStream::connect(server.addr()).expect("connected");
+    client.write_all(b"HEAD 3\n").expect("sent");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let sample = loop {
+        let sample = feeds.sample(Duration::from_millis(100));
+        if sample.connections.iter().any(|conn| !conn.in_service) {
+            break sample;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server never ended the service time"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut app = App::new(setup());
+    app.observe(sample);
+    assert_shows(&frame(&app, 120, 24), &["#0    item 3       HEAD hang "]);
     drop(client);
     drop(server.shutdown());
 }
