@@ -141,24 +141,29 @@ pub fn wanted(stage: &dyn Stage, settings: &Settings) -> bool {
     }
     match refusal(stage, io::stdout().is_terminal()) {
         Some(why) => {
-            eprintln!("--watch: {why}; the run goes on with the usual progress line");
+            eprintln!("--watch: {why}");
             false
         }
         None => true,
     }
 }
 
-/// Why the view cannot show this stage, if it cannot.
+/// Why the view cannot show this stage, and what the run does instead, if
+/// it cannot.
 fn refusal(stage: &dyn Stage, stdout_is_terminal: bool) -> Option<String> {
     if stage.forks() {
         // The view is a thread, and a process that forks stays
         // single-threaded; its workers' counts are in other processes.
         Some(format!(
-            "{}'s workers are processes of their own, which the view cannot watch",
+            "{}'s workers are processes of their own, which the view cannot watch; the run \
+             goes on without it",
             stage.name()
         ))
     } else if !stdout_is_terminal {
-        Some("standard output is not a terminal".to_owned())
+        Some(
+            "standard output is not a terminal; the run goes on with the usual progress line"
+                .to_owned(),
+        )
     } else {
         None
     }

@@ -247,9 +247,15 @@ impl Stage for Stub {
 #[test]
 fn without_a_terminal_or_in_a_forking_stage_the_view_says_why_not() {
     let none = refusal(&Stub { forks: false }, false).expect("refused");
-    assert_eq!(none, "standard output is not a terminal");
+    assert_eq!(
+        none,
+        "standard output is not a terminal; the run goes on with the usual progress line"
+    );
     let fork = refusal(&Stub { forks: true }, true).expect("refused");
-    assert!(fork.contains("processes of their own"), "{fork}");
+    assert!(
+        fork.ends_with("cannot watch; the run goes on without it"),
+        "{fork}"
+    );
     assert_eq!(refusal(&Stub { forks: false }, true), None);
     // Not asked for: not shown, whatever the terminal.
     assert!(!wanted(&Stub { forks: false }, &Settings::default()));
