@@ -67,10 +67,11 @@ fn counts_line(app: &App) -> Line<'static> {
     Line::from(vec![
         Span::from(format!("ok {}", thousands(app.ok() as f64))).green(),
         Span::from(format!("   failed {}", thousands(last.failed as f64))).red(),
-        Span::from(format!(
-            "   in flight {}",
-            thousands(app.in_flight() as f64)
-        )),
+        Span::from(if app.setup().server_elsewhere {
+            "   in flight ?".to_owned()
+        } else {
+            format!("   in flight {}", thousands(app.in_flight() as f64))
+        }),
         Span::from(format!("   left {}", thousands(app.left() as f64))),
         Span::from(format!("   recorded {}", thousands(last.recorded as f64))).dark_gray(),
     ])
@@ -98,8 +99,8 @@ fn draw_throughput(frame: &mut Frame, app: &App, area: Rect) {
         _ => words.push_str("   ideal: none yet (no connection, or no latency)"),
     }
     frame.render_widget(Paragraph::new(words), text);
-    // The newest readings, as many as the panel is wide, right-aligned
-    // like a strip chart.
+    // The newest readings, as many as the panel is wide: the history grows
+    // to the right, then scrolls left.
     let rates: Vec<u64> = app.rates().collect();
     let shown = &rates[rates.len().saturating_sub(spark.width as usize)..];
     let max = app.ideal().map_or(0, |ideal| ideal.ceil() as u64);
@@ -118,7 +119,9 @@ fn draw_connections(frame: &mut Frame, app: &App, area: Rect) {
     } else {
         format!(" connections: {} open ", conns.len())
     };
-    let lines: Vec<Line> = if conns.is_empty() {
+    let lines: Vec<Line> = if app.setup().server_elsewhere {
+        vec![Line::from("the server runs in another process (--server): its connections cannot be seen from here").dark_gray()]
+    } else if conns.is_empty() {
         vec![Line::from("none open").dark_gray()]
     } else {
         conns
@@ -126,10 +129,10 @@ fn draw_connections(frame: &mut Frame, app: &App, area: Rect) {
             .map(|(lane, conn)| connection_line(*lane, conn))
             .collect()
     };
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(title)),
-        area,
-    );
+    let text = Paragraph::new(lines)
+        .wrap(Wrap { trim: true })
+        .block(Block::bordered().title(title));
+    frame.render_widget(text, area);
 }
 
 /// `#3  item 1234  HEAD in service 4.1ms`, `... HEAD replied 0.2ms ago`

@@ -84,6 +84,9 @@ pub struct Setup {
     pub items: u64,
     /// One or two phases per item.
     pub phases: Phases,
+    /// The server runs in another process (`--server`): the view cannot
+    /// see its connections, nor how many items it started.
+    pub server_elsewhere: bool,
     /// The nominal mean service time (`--latency`), until the server has
     /// measured its own.
     pub latency: Duration,
@@ -96,6 +99,7 @@ impl Setup {
             stage: stage.name(),
             items: settings.items as u64,
             phases: settings.phases,
+            server_elsewhere: settings.server.is_some(),
             latency: settings.latency.mean(),
         }
     }
@@ -119,6 +123,7 @@ impl Setup {
 ///     stage: "select",
 ///     items: 200,
 ///     phases: Phases::Two,
+///     server_elsewhere: false,
 ///     latency: Duration::from_millis(10),
 /// });
 /// app.observe(Sample::default());
@@ -301,6 +306,7 @@ pub(super) mod tests {
             stage: "pool",
             items: 1000,
             phases: Phases::Two,
+            server_elsewhere: false,
             latency: Duration::from_millis(10),
         }
     }

@@ -228,6 +228,28 @@ fn a_hang_is_shown_as_the_fault_not_as_a_reply() {
     drop(server.shutdown());
 }
 
+#[test]
+fn against_an_external_server_the_view_says_what_it_cannot_see() {
+    let mut app = App::new(Setup {
+        server_elsewhere: true,
+        ..setup()
+    });
+    app.observe(Sample {
+        at: Duration::from_secs(1),
+        recorded: 10,
+        ..Sample::default()
+    });
+    let lines = frame(&app, 120, 24);
+    assert_shows(
+        &lines,
+        &[
+            "ok 10",
+            "in flight ?",
+            "the server runs in another process (--server)",
+        ],
+    );
+}
+
 struct Stub {
     forks: bool,
 }
