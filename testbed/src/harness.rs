@@ -209,8 +209,7 @@ fn execute_with(
     // it from the run's epoch, a few milliseconds later.
     let server_started = Instant::now();
     let server = EmbeddedServer::start(stage, settings, config)?;
-    let watching = watch::wanted(stage, settings);
-    if settings.timeline.is_some() || watching {
+    if settings.timeline.is_some() {
         server.record_served_lines();
     }
 
@@ -248,6 +247,7 @@ fn execute_with(
         }
     };
 
+    let watching = watch::wanted(stage, settings);
     let progress = if settings.json || stage.forks() || watching {
         Progress::hidden()
     } else {

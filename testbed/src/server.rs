@@ -296,11 +296,10 @@ impl SlowServer {
     }
 
     /// A handle another thread can read while the server runs: what each
-    /// open connection is doing (once [`record_served_lines`] is on) and
-    /// the statistics so far. The live view (`--watch`) reads it.
-    ///
-    /// [`record_served_lines`]: Self::record_served_lines
+    /// open connection is doing, from now on, and the statistics so far.
+    /// The live view (`--watch`) reads it.
     pub fn board(&self) -> Board {
+        self.shared.served.start_board();
         Board {
             shared: Arc::clone(&self.shared),
         }
@@ -368,8 +367,7 @@ pub struct Board {
 }
 
 impl Board {
-    /// What each open connection is doing, by the client's port; empty
-    /// unless [`SlowServer::record_served_lines`] was called.
+    /// What each open connection is doing, by the client's port.
     pub fn connections(&self) -> Vec<Serving> {
         self.shared.served.now_serving()
     }
@@ -423,7 +421,8 @@ struct Shared {
     /// closed, and its descriptor number reused by a new connection, while
     /// `stop` might still call `shutdown` on it.
     open: Mutex<HashMap<ConnId, Arc<Peer>>>,
-    /// When each reply was sent, if asked (`record_served_lines`).
+    /// When each reply was sent, if asked (`record_served_lines`), and
+    /// what each connection is doing, if asked (`board`).
     served: served::ServedLog,
 }
 

@@ -9,20 +9,23 @@
 //! time the reply spent waiting to be read, which is where round-robin's
 //! head-of-line blocking hides.
 //!
-//! Beside the log, the same switch keeps a board of what each open
-//! connection is doing right now ([`Serving`]): the live view (`--watch`)
-//! reads it several times a second to show each connection's current item
-//! and phase, which the database only learns when the item is over.
+//! Beside the log, a board of what each open connection is doing right now
+//! ([`Serving`]): the live view (`--watch`) reads it several times a second
+//! to show each connection's current item and phase, which the database
+//! only learns when the item is over.
 //!
-//! The log is off unless [`SlowServer::record_served_lines`] turns it on
-//! (the harness does for `--timeline` and `--watch`): a benchmark pays
-//! nothing for it.
+//! Both are off unless asked for: the log by
+//! [`SlowServer::record_served_lines`] (the harness asks for `--timeline`),
+//! the board by [`SlowServer::board`] (for `--watch`). A benchmark pays
+//! one atomic load per line for them.
 //!
 //! Not here: counting (`stats.rs`), which is always on.
 //!
 //! [`SlowServer::record_served_lines`]: super::SlowServer::record_served_lines
+//! [`SlowServer::board`]: super::SlowServer::board
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
@@ -65,26 +68,41 @@ pub struct Serving {
     pub fault: Option<Fault>,
 }
 
-/// What the switch turns on: the log, and the board of open connections.
-#[derive(Debug, Default, Clone)]
+/// The log and the board, each `None` while off.
+#[derive(Debug, Default)]
 struct Log {
-    lines: Vec<ServedLine>,
-    now: BTreeMap<u16, Serving>,
+    lines: Option<Vec<ServedLine>>,
+    now: Option<BTreeMap<u16, Serving>>,
 }
 
-/// The log itself: `None` while off.
+/// The log and the board, behind one lock; `on` says whether either is
+/// kept, so that a server with both off (a benchmark's) takes no lock.
 #[derive(Debug, Default)]
-pub(super) struct ServedLog(Mutex<Option<Log>>);
+pub(super) struct ServedLog {
+    on: AtomicBool,
+    log: Mutex<Log>,
+}
 
 impl ServedLog {
-    /// Starts recording (a second call keeps what was recorded).
+    /// Starts the log (a second call keeps what was recorded).
     pub(super) fn start(&self) {
-        self.lock().get_or_insert_with(Log::default);
+        self.lock().lines.get_or_insert_with(Vec::new);
+        self.on.store(true, Ordering::SeqCst);
+    }
+
+    /// Starts the board: from now on, each connection's last line is kept
+    /// until it closes. A connection already busy joins at its next line.
+    pub(super) fn start_board(&self) {
+        self.lock().now.get_or_insert_with(BTreeMap::new);
+        self.on.store(true, Ordering::SeqCst);
     }
 
     /// The connection on `port` sent a line that starts its service time.
     pub(super) fn begin(&self, port: u16, id: ItemId, phase: Phase, received: Instant) {
-        if let Some(log) = self.lock().as_mut() {
+        if !self.is_on() {
+            return;
+        }
+        if let Some(now) = self.lock().now.as_mut() {
             let serving = Serving {
                 port,
                 id,
@@ -93,12 +111,12 @@ impl ServedLog {
                 done: None,
                 fault: None,
             };
-            log.now.insert(port, serving);
+            now.insert(port, serving);
         }
     }
 
-    /// Records a line whose service time just ended, if the log is on, and
-    /// the fault its answer gets.
+    /// Records a line whose service time just ended, and the fault its
+    /// answer gets, in whichever of the log and the board is on.
     pub(super) fn push(
         &self,
         port: u16,
@@ -107,47 +125,58 @@ impl ServedLog {
         received: Instant,
         fault: Option<Fault>,
     ) {
-        if let Some(log) = self.lock().as_mut() {
-            let done = Instant::now();
-            log.lines.push(ServedLine {
+        if !self.is_on() {
+            return;
+        }
+        let done = Instant::now();
+        let mut log = self.lock();
+        if let Some(lines) = log.lines.as_mut() {
+            lines.push(ServedLine {
                 id,
                 phase,
                 received,
                 done,
             });
-            if let Some(serving) = log.now.get_mut(&port) {
-                serving.done = Some(done);
-                serving.fault = fault;
-            }
+        }
+        if let Some(serving) = log.now.as_mut().and_then(|now| now.get_mut(&port)) {
+            serving.done = Some(done);
+            serving.fault = fault;
         }
     }
 
     /// The connection on `port` is closed: it leaves the board.
     pub(super) fn gone(&self, port: u16) {
-        if let Some(log) = self.lock().as_mut() {
-            log.now.remove(&port);
+        if !self.is_on() {
+            return;
+        }
+        if let Some(now) = self.lock().now.as_mut() {
+            now.remove(&port);
         }
     }
 
-    /// Everything recorded so far, in the order the service times ended.
+    /// Everything logged so far, in the order the service times ended.
     pub(super) fn snapshot(&self) -> Vec<ServedLine> {
-        self.lock()
-            .as_ref()
-            .map(|log| log.lines.clone())
-            .unwrap_or_default()
+        self.lock().lines.clone().unwrap_or_default()
     }
 
     /// What each open connection is doing, by port.
     pub(super) fn now_serving(&self) -> Vec<Serving> {
         self.lock()
+            .now
             .as_ref()
-            .map(|log| log.now.values().copied().collect())
+            .map(|now| now.values().copied().collect())
             .unwrap_or_default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Log>> {
+    fn is_on(&self) -> bool {
+        // Set once, before the run's first connection: a line that races
+        // the switch is simply not kept, as if it came just before.
+        self.on.load(Ordering::Relaxed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Log> {
         // Each critical section is one push, one insert or one clone, which
         // leaves the log whole even if a thread panicked while holding the lock.
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.log.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -166,7 +166,6 @@ fn a_live_servers_connections_show_their_item_and_phase() {
         ..ServerConfig::default()
     };
     let server = SlowServer::spawn(config).expect("a server");
-    server.record_served_lines();
     let feeds = Feeds::new(&Progress::hidden(), Some(server.board()));
     let mut client = TcpStream::connect(server.addr()).expect("connected");
     client.write_all(b"HEAD 7\n").expect("sent");
@@ -205,7 +204,6 @@ fn a_hang_is_shown_as_the_fault_not_as_a_reply() {
         ..ServerConfig::default()
     };
     let server = SlowServer::spawn(config).expect("a server");
-    server.record_served_lines();
     let feeds = Feeds::new(&Progress::hidden(), Some(server.board()));
     let mut client = TcpStream::connect(server.addr()).expect("connected");
     client.write_all(b"HEAD 3\n").expect("sent");
