@@ -2,6 +2,8 @@
 //! work are one line and exit status 2, not a hang, a panic or a result
 //! destroyed at the end.
 //!
+//! - the stage can run on this machine at all ([`Stage::available`]: no
+//!   io_uring, no 08-uring);
 //! - a fault after which only a read timeout helps (`hang`, `blackhole`)
 //!   needs one, and a stage that has one;
 //! - `--faults` and `--outage` are the embedded server's: with `--server`,
@@ -52,6 +54,7 @@ pub(super) struct Preflight {
 /// Refuses settings that cannot work, before anything starts.
 pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight, HarnessError> {
     let usage = |message: String| Err(HarnessError::Usage(message));
+    stage.available().map_err(HarnessError::Usage)?;
     if let (Some(_), ReadTimeout::Missing(why)) = (settings.read_timeout, stage.read_timeout()) {
         return usage(format!(
             "{} has no read timeout ({why}); drop --read-timeout",
