@@ -251,6 +251,33 @@ pub fn timeline_of(program: impl AsRef<Path>, args: &[&str], deadline: Duration)
     std::fs::read_to_string(&path).expect("the timeline was written")
 }
 
+/// Runs `work` on a thread of its own and returns its result; panics if it
+/// has not returned within `deadline` (the thread is left behind), so a
+/// loop that hangs fails its test instead of hanging the suite. For work
+/// that runs in the test's process: [`run_bin`] bounds a child.
+#[track_caller]
+pub fn within<T: Send + 'static>(
+    deadline: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        // The receiver is gone only if the test already failed.
+        let _ = tx.send(work());
+    });
+    match rx.recv_timeout(deadline) {
+        Ok(value) => value,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("still running after {deadline:?}")
+        }
+        // The work panicked before sending: show its panic.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(payload) => std::panic::resume_unwind(payload),
+            Ok(()) => unreachable!("work that returns has sent its result"),
+        },
+    }
+}
+
 /// A fake peer for request code: reads come from a script written in
 /// advance, writes are recorded. An empty script reads as a closed
 /// connection (end of stream), which is what a server that drops the

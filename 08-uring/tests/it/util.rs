@@ -2,26 +2,19 @@
 
 use std::io::{self, BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
 use testbed::protocol::{Reply, Request, ResultHash};
+use testbed::testing::within;
 
 /// How long a test may wait for anything before it calls it a hang.
 pub const DEADLINE: Duration = Duration::from_secs(30);
 
-/// Runs `work` on a thread of its own and returns its result; panics if it
-/// has not returned within [`DEADLINE`] (a ring that never completes fails
-/// the test instead of hanging the suite).
+/// Runs `work` within [`DEADLINE`] (see [`within`]).
 #[track_caller]
 pub fn bounded<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(work());
-    });
-    rx.recv_timeout(DEADLINE)
-        .unwrap_or_else(|_| panic!("still running after {DEADLINE:?}"))
+    within(DEADLINE, work)
 }
 
 /// A peer on loopback that runs `session` on each connection it accepts,
