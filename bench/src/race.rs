@@ -40,6 +40,7 @@ use testbed::server::{ServerConfig, ServiceStats};
 use crate::contenders::{Contender, Kind};
 use crate::run::{Lap, RunError, Runner};
 use crate::servers::Servers;
+use crate::syscalls;
 
 /// The seed of the item list and the server's draws (fixed: every
 /// contender gets the same items).
@@ -436,8 +437,13 @@ pub fn run(
             }
         }
     }
+    // One more lap of each, its system calls counted by the kernel.
+    let counter = syscalls::Counter::find().map_err(|why| eprintln!("note: {why}"));
     let mut rows = Vec::new();
     for (contender, [ladder, zero]) in contenders.iter().zip(laps) {
+        let calls = counter.map_or([None, None], |c| {
+            count_calls(c, contender, workloads, servers, runner)
+        });
         let figures = |laps: &[Done]| laps.iter().map(|(lap, _)| RoundFigures::of(lap)).collect();
         let rounds = Rounds {
             latency_bound: figures(&ladder),
@@ -452,9 +458,40 @@ pub fn run(
             cpu_x_floor: None,
             latency_bound_service: Some(latency_bound.1),
         });
+        if let Some(row) = rows.last_mut() {
+            [
+                row.latency_bound.syscalls_per_item,
+                row.overhead.syscalls_per_item,
+            ] = calls;
+        }
     }
     divide_by_floor(&mut rows);
     Ok(rows)
+}
+
+/// Both workloads' system calls per item for `contender`, each counted in
+/// a lap of its own ([`syscalls::per_item`]); a count that fails is said
+/// and left empty.
+fn count_calls(
+    counter: syscalls::Counter,
+    contender: &Contender,
+    workloads: &Workloads,
+    servers: &Servers,
+    runner: &Runner,
+) -> [Option<f64>; 2] {
+    Part::ALL.map(|part| {
+        let addr = servers.addr(&server_key(contender, part))?;
+        let settings = part.of(workloads).settings(addr);
+        syscalls::per_item(counter, runner, contender, &settings)
+            .map_err(|e| {
+                eprintln!(
+                    "note: {} {}: system calls not counted: {e}",
+                    contender.name,
+                    part.as_str()
+                )
+            })
+            .ok()
+    })
 }
 
 /// A finished run: its lap, and its timeline's path if it drew one.
