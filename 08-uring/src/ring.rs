@@ -335,6 +335,7 @@ impl Ring {
         }
     }
 
+    // ANCHOR: push_timed
     /// Queues `entry` (an operation already in the table as `id`), followed
     /// by a linked timeout when one is given.
     fn push_timed(
@@ -367,7 +368,9 @@ impl Ring {
             }
         }
     }
+    // ANCHOR_END: push_timed
 
+    // ANCHOR: push
     /// Queues `entries` together (a linked pair must not be split by a
     /// submission), submitting what is queued first if they do not fit.
     fn push(&mut self, entries: &[squeue::Entry]) -> io::Result<()> {
@@ -389,6 +392,7 @@ impl Ring {
         unsafe { self.ring.submission().push_multiple(entries) }
             .map_err(|_| io::Error::other("the submission queue is full after a submit"))
     }
+    // ANCHOR_END: push
 
     fn insert(&mut self, entry: Entry) -> OpId {
         self.live += 1;

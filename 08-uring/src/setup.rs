@@ -30,6 +30,7 @@ use crate::ring::Ring;
 /// The rung to run where this one cannot: the same client on readiness.
 pub const INSTEAD: &str = "run 07-executor (the same client on epoll readiness) instead";
 
+// ANCHOR: causes
 /// Why io_uring cannot be used on this machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unavailable {
@@ -64,6 +65,7 @@ impl Unavailable {
         }
     }
 }
+// ANCHOR_END: causes
 
 impl fmt::Display for Unavailable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

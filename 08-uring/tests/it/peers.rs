@@ -127,3 +127,19 @@ fn a_flooding_peer_fails_its_item_alone_and_every_other_item_finishes() {
         assert_eq!(report.ok, 19, "{name}: {report}");
     }
 }
+
+#[test]
+fn a_flood_caught_while_a_send_is_in_flight_cancels_the_send() {
+    // Two `OK`s in one segment, then more: the first `OK` queues `BODY`'s
+    // send, and the second, read in the same completion, fails the item
+    // while that send is the kernel's. The lane asks for it back
+    // (ASYNC_CANCEL) and closes the socket only at its completion.
+    let server = peer(|index, stream| match index {
+        0 => flood(&stream, "OK\nOK\n", b"OK\n"),
+        _ => Ok(()),
+    });
+    let report = run(server, 1, 1, Phases::Two);
+    assert_eq!(report.errors.get("protocol"), Some(&1), "{report}");
+    let cancels = report.stage_stats["cancels"].to_string();
+    assert!(cancels.contains(" 1 cancel requests"), "{cancels}");
+}
