@@ -267,7 +267,8 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_flag_and_the_forms() {
-        let cases: [(&[&str], &str, &str); 18] = [
+        let huge = "10000000000000000000s";
+        let cases: [(&[&str], &str, &str); 22] = [
             (&["--latency", "fast"], "--latency", "uniform:1ms..20ms"),
             (&["--faults", "nak=2"], "--faults", "nak, ko, hang"),
             (&["--faults", "nak=0.1,nak=0.2"], "--faults", "given twice"),
@@ -292,6 +293,16 @@ mod tests {
                 "positive",
             ),
             (&["--seed", "-1"], "--seed", "-1"),
+            // Durations beyond a day: once a panic when a stage added one
+            // to the clock.
+            (&["--read-timeout", huge], "--read-timeout", "up to a day"),
+            (
+                &["--connect-timeout", huge],
+                "--connect-timeout",
+                "up to a day",
+            ),
+            (&["--latency", huge], "--latency", "at most a day"),
+            (&["--outage", "1ms+86401s"], "--outage", "at most a day"),
             (&["--outage", "-1ms+2ms"], "--outage", "START+LENGTH"),
         ];
         for (args, flag, form) in cases {
