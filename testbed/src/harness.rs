@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use nix::sys::signal::Signal;
 
-use crate::cli::{Settings, print, usage_error};
+use crate::cli::{Printed, Settings, print_or_report, usage_error};
 use crate::duration::format_duration;
 use crate::interrupt::{RunRecord, Signals, exit_status};
 use crate::progress::Progress;
@@ -131,9 +131,12 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
             } else {
                 report.to_string()
             };
-            // `print!` panics when stdout is a pipe the reader closed
-            // (`01-sync | head`); the run's verdict stands all the same.
-            let mut printed = print(&text);
+            // Piped into `head`, the rest of the report is not wanted; the
+            // run's verdict stands all the same.
+            let printed = match print_or_report(&text) {
+                Ok(printed) => printed,
+                Err(status) => return status,
+            };
             if let Some(path) = &settings.timeline {
                 let command = settings.caption.clone().unwrap_or_else(command_line);
                 if let Err(e) = execution.write_timeline(path, Some(&command)) {
@@ -143,17 +146,15 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
                     );
                     return ExitCode::FAILURE;
                 }
-                if !settings.json && printed.is_ok() {
-                    printed = print(&format!("  timeline     {}\n", path.display()));
+                let line = format!("  timeline     {}\n", path.display());
+                if !settings.json
+                    && printed == Printed::Written
+                    && let Err(status) = print_or_report(&line)
+                {
+                    return status;
                 }
             }
-            match printed {
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                    eprintln!("error: could not print the report: {e}");
-                    ExitCode::FAILURE
-                }
-                _ => verdict,
-            }
+            verdict
         }
         Err(HarnessError::Usage(message)) => usage_error(&message),
         Err(HarnessError::Interrupted { signal, account }) => {

@@ -19,6 +19,13 @@ use std::time::{Duration, Instant};
 
 pub use nix::sys::signal::Signal;
 
+mod hostile;
+
+pub use hostile::{
+    BAD_DURATIONS, STAGE_DURATION_FLAGS, assert_durations_refused, assert_full_stdout_reported,
+    assert_quiet_on_closed_stdout,
+};
+
 use crate::conformance::{announce, late_replies, patient};
 use crate::duration::{format_duration, parse_duration};
 use crate::report::Report;
@@ -33,6 +40,20 @@ pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> 
     let mut command = Command::new(program.as_ref());
     command.args(args);
     run_command(command, deadline)
+}
+
+/// [`run_bin`] with the child's stdout sent to `stdout` (a closed pipe,
+/// `/dev/full`...); the output's `stdout` is then empty.
+#[track_caller]
+pub fn run_bin_to(
+    program: impl AsRef<Path>,
+    args: &[&str],
+    stdout: Stdio,
+    deadline: Duration,
+) -> Output {
+    let mut command = Command::new(program.as_ref());
+    command.args(args);
+    Running::start_with(command, Some(stdout)).finish(deadline)
 }
 
 /// [`run_bin`] for a command built by the caller (with an environment, a
@@ -93,7 +114,14 @@ struct Running {
 
 impl Running {
     #[track_caller]
-    fn start(mut command: Command) -> Running {
+    fn start(command: Command) -> Running {
+        Running::start_with(command, None)
+    }
+
+    /// [`Running::start`], with `stdout` where the child writes instead of
+    /// a pipe this process drains.
+    #[track_caller]
+    fn start_with(mut command: Command, stdout: Option<Stdio>) -> Running {
         let description = format!(
             "{} {:?}",
             Path::new(command.get_program()).display(),
@@ -102,9 +130,10 @@ impl Running {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
         );
+        let given = stdout.is_some();
         let mut child = command
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(stdout.unwrap_or_else(Stdio::piped))
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
@@ -115,7 +144,13 @@ impl Running {
                 buf
             })
         };
-        let out = drain(Box::new(child.stdout.take().expect("stdout was piped")));
+        let out = match child.stdout.take() {
+            Some(pipe) => drain(Box::new(pipe)),
+            None => {
+                assert!(given, "stdout was piped");
+                drain(Box::new(io::empty()))
+            }
+        };
         let err = drain(Box::new(child.stderr.take().expect("stderr was piped")));
         Running {
             child,

@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use testbed::cli::{Settings, parse_conns, parse_items, parse_or_exit, print, usage_error};
+use testbed::cli::{
+    Settings, parse_conns, parse_items, parse_or_exit, print_or_report, usage_error,
+};
 use testbed::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
 use testbed::machine::MachineTicks;
 
@@ -200,12 +202,8 @@ fn report(race: &Race, args: &Args) -> ExitCode {
         )
     };
     // Piped into `head`, the rest of the table is not wanted: not an error.
-    match print(&text) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("error: could not print the race: {e}");
-            return ExitCode::FAILURE;
-        }
-        _ => {}
+    if let Err(status) = print_or_report(&text) {
+        return status;
     }
     if race.rows.iter().all(race::Row::is_sound) {
         ExitCode::SUCCESS
@@ -346,10 +344,11 @@ fn contender_main(name: &str, settings: &Settings) -> ExitCode {
     let timeline = settings.timeline.as_deref();
     match run_here(contender, settings, timeline, settings.caption.as_deref()) {
         Ok(lap) => {
-            println!(
-                "{}",
-                serde_json::to_string(&lap).expect("a lap is plain data and always serialises")
-            );
+            let json =
+                serde_json::to_string(&lap).expect("a lap is plain data and always serialises");
+            if let Err(status) = print_or_report(&format!("{json}\n")) {
+                return status;
+            }
             if lap.report.is_sound() {
                 ExitCode::SUCCESS
             } else {

@@ -19,11 +19,10 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use crate::cli::Settings;
+use crate::cli::{Settings, same_file};
 use crate::duration::format_duration;
 use crate::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
 use crate::stage::{ReadTimeout, Stage};
@@ -169,28 +168,6 @@ fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
             timeline.display()
         ))
     })
-}
-
-/// Whether two paths name one file: the same device and inode when both
-/// exist, the same absolute path (through the real parent directory)
-/// when they do not yet.
-fn same_file(a: &Path, b: &Path) -> bool {
-    if let (Ok(a), Ok(b)) = (a.metadata(), b.metadata()) {
-        return a.dev() == b.dev() && a.ino() == b.ino();
-    }
-    match (resolved(a), resolved(b)) {
-        (Some(a), Some(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// `path` with its parent directory resolved, if the parent exists.
-fn resolved(path: &Path) -> Option<PathBuf> {
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    Some(parent.canonicalize().ok()?.join(path.file_name()?))
 }
 
 /// Opens `path` for writing without changing it; a file made for the probe

@@ -1,0 +1,90 @@
+//! The hostile user's table: values no flag may accept, and outputs that
+//! fail, tried on every binary of the workspace the same way.
+//!
+//! Each package's binary tests call these with their own binaries (a test
+//! reaches a binary only through `CARGO_BIN_EXE_*`, which exists for the
+//! package's own binaries), so the table is written once, here:
+//!
+//! - every duration flag refuses [`BAD_DURATIONS`]: exit status 2 and one
+//!   line naming the flag, never a panic (a duration beyond a day once
+//!   parsed, then overflowed the clock it was added to);
+//! - a program whose stdout is a pipe nobody reads ends quietly, as `cat`
+//!   does, with the status its work earned;
+//! - a program whose stdout is full (`/dev/full`) says so in one line and
+//!   exits 1.
+
+use std::fs::OpenOptions;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use super::{run_bin_to, usage_error};
+
+/// Durations every duration flag refuses: beyond a day (the first once
+/// panicked as `overflow when adding duration to instant`), negative, and
+/// malformed.
+pub const BAD_DURATIONS: [&str; 5] = ["10000000000000000000s", "86401s", "-1ms", "-0.5s", "1e3ms"];
+
+/// The duration flags every stage binary takes (`testbed::cli::Settings`).
+pub const STAGE_DURATION_FLAGS: [&str; 4] = [
+    "--latency",
+    "--read-timeout",
+    "--connect-timeout",
+    "--stall-after",
+];
+
+/// Runs `program` with each of `flags` given each of [`BAD_DURATIONS`], and
+/// checks each is refused: status 2, one line on stderr that names the
+/// flag, nothing on stdout, no panic.
+#[track_caller]
+pub fn assert_durations_refused(program: impl AsRef<Path>, flags: &[&str], deadline: Duration) {
+    for flag in flags {
+        for value in BAD_DURATIONS {
+            let line = usage_error(program.as_ref(), &[flag, value], deadline);
+            assert!(line.contains(flag), "{flag} {value}: {line}");
+        }
+    }
+}
+
+/// Runs `program` with `args` and its stdout a pipe whose reading end is
+/// already closed (`program | (exec 0<&-; ...)`), and checks that it ends
+/// with `status`, quietly: nothing on stderr, so no panic.
+#[track_caller]
+pub fn assert_quiet_on_closed_stdout(
+    program: impl AsRef<Path>,
+    args: &[&str],
+    status: i32,
+    deadline: Duration,
+) {
+    let (read, write): (OwnedFd, OwnedFd) = nix::unistd::pipe().expect("a pipe");
+    drop(read);
+    let output = run_bin_to(program, args, Stdio::from(write), deadline);
+    assert_eq!(
+        output.status.code(),
+        Some(status),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    assert!(output.stderr.is_empty(), "{args:?}: {}", stderr(&output));
+}
+
+/// Runs `program` with `args` and its stdout `/dev/full`, and checks that
+/// it says so in one line on stderr and exits 1, without a panic.
+#[track_caller]
+pub fn assert_full_stdout_reported(program: impl AsRef<Path>, args: &[&str], deadline: Duration) {
+    let full = OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full, on Linux");
+    let output = run_bin_to(program, args, Stdio::from(full), deadline);
+    let stderr = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(last.contains("stdout"), "{args:?}: {stderr}");
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
