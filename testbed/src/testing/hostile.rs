@@ -11,15 +11,22 @@
 //! - a program whose stdout is a pipe nobody reads ends quietly, as `cat`
 //!   does, with the status its work earned;
 //! - a program whose stdout is full (`/dev/full`) says so in one line and
-//!   exits 1.
+//!   exits 1;
+//! - a stage whose external server goes away mid-run exits 1 with a
+//!   `problem:` and no efficiency (it once exited 0 with `efficiency
+//!   89.2%`).
+//!
+//! [`assert_stage_survives_hostile_use`] is all of it for one stage binary.
 
 use std::fs::OpenOptions;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::{Output, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use super::{run_bin_to, usage_error};
+use super::{POLL, Running, json_report, run_bin_to, usage_error};
+use crate::latency::LatencyModel;
+use crate::server::{ServerConfig, SlowServer};
 
 /// Durations every duration flag refuses: beyond a day (the first once
 /// panicked as `overflow when adding duration to instant`), negative, and
@@ -83,6 +90,79 @@ pub fn assert_full_stdout_reported(program: impl AsRef<Path>, args: &[&str], dea
     assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     let last = stderr.lines().last().unwrap_or_default();
     assert!(last.contains("stdout"), "{args:?}: {stderr}");
+}
+
+/// The whole table for a stage binary: its shared duration flags and
+/// `extra_durations` (its own) refuse bad values, a closed or full stdout
+/// ends it properly, and a server that goes away mid-run is a problem.
+#[track_caller]
+pub fn assert_stage_survives_hostile_use(
+    program: impl AsRef<Path>,
+    extra_durations: &[&str],
+    deadline: Duration,
+) {
+    let program = program.as_ref();
+    let flags: Vec<&str> = STAGE_DURATION_FLAGS
+        .iter()
+        .chain(extra_durations)
+        .copied()
+        .collect();
+    assert_durations_refused(program, &flags, deadline);
+    let run = ["--items", "5", "--latency", "1ms"];
+    assert_quiet_on_closed_stdout(program, &run, 0, deadline);
+    assert_full_stdout_reported(program, &run, deadline);
+    assert_gone_server_is_a_problem(program, deadline);
+}
+
+/// Runs `program` against a slow server in this process, stops that
+/// server once it has served a few lines, and checks the run's end: status
+/// 1, a problem saying the server went away, no efficiency. (Stopping it
+/// after it served, rather than at a fixed time, keeps the test
+/// deterministic: the run has been answered, then refused.)
+#[track_caller]
+pub fn assert_gone_server_is_a_problem(program: impl AsRef<Path>, deadline: Duration) {
+    let server = SlowServer::spawn(ServerConfig {
+        latency: LatencyModel::Fixed(Duration::from_millis(2)),
+        ..ServerConfig::default()
+    })
+    .expect("a slow server");
+    let addr = server.addr().to_string();
+    // Two connections, 2,000 items of two 2 ms lines: four seconds if the
+    // server stayed, so it is stopped mid-run.
+    let args = [
+        "--server",
+        &addr,
+        "--items",
+        "2000",
+        "--conns",
+        "2",
+        "--latency",
+        "2ms",
+        "--json",
+    ];
+    let mut command = std::process::Command::new(program.as_ref());
+    command.args(args);
+    let running = Running::start(command);
+    let start = Instant::now();
+    while server.stats().service.count < 4 {
+        assert!(
+            start.elapsed() < deadline,
+            "{args:?}: the server served nothing"
+        );
+        std::thread::sleep(POLL);
+    }
+    drop(server.shutdown());
+    let output = running.finish(deadline);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    let report = json_report(&output);
+    let problems = report["problems"].to_string();
+    assert!(problems.contains("went away"), "{args:?}: {report}");
+    assert!(report["efficiency"].is_null(), "{args:?}: {report}");
 }
 
 fn stderr(output: &Output) -> String {
