@@ -40,3 +40,14 @@ fn a_server_that_refuses_every_connect_fails_the_run_fast() {
     assert_eq!(report["errors"]["refused"], 100, "{report}");
     assert_eq!(report["lost"], 0, "{report}");
 }
+
+#[test]
+fn select_beyond_fd_setsize_is_refused_before_the_run() {
+    let args = ["--backend", "select", "--conns", "1100", "--items", "1100"];
+    let line = testbed::testing::usage_error(
+        env!("CARGO_BIN_EXE_05-pool"),
+        &args,
+        Duration::from_secs(30),
+    );
+    assert!(line.contains("FD_SETSIZE"), "{line}");
+}
