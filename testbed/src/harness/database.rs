@@ -8,14 +8,14 @@
 //!
 //! Not here: the database itself (`crate::store`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tempfile::TempDir;
 
 use crate::cli::Settings;
 use crate::stage::Stage;
-use crate::store::{DbTarget, Row, Store};
+use crate::store::{DbTarget, Row, Store, StoreError};
 
 use super::HarnessError;
 
@@ -53,7 +53,10 @@ impl Results {
             }
             None => DbTarget::memory(),
         };
-        let creator = Store::create(&target, Instant::now())?;
+        let creator = Store::create(&target, Instant::now()).map_err(|e| match &settings.db {
+            Some(path) => unusable(path, e),
+            None => e.into(),
+        })?;
         let mut notes = Vec::new();
         if let (Some(previous), Some(path)) = (creator.replaced(), target.path()) {
             notes.push(format!(
@@ -100,5 +103,73 @@ impl Results {
             },
             rows,
         ))
+    }
+}
+
+/// Why `--db` could not be made into this run's database, in words that
+/// say what is wrong with which file and what to do (SQLite's own,
+/// "attempt to write a readonly database" or "Invalid column type Integer
+/// at index: 0, name: id", name neither). A usage error: nothing has run
+/// yet, and a different `--db` fixes it.
+fn unusable(path: &Path, error: StoreError) -> HarnessError {
+    use rusqlite::ErrorCode;
+    let path = path.display();
+    let StoreError::Sqlite(sqlite) = &error else {
+        return error.into();
+    };
+    let why = match sqlite.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied | ErrorCode::CannotOpen) => {
+            format!(
+                "cannot be written ({sqlite}): give a path in a folder you may write to (SQLite \
+                 also writes a journal beside the file)"
+            )
+        }
+        Some(ErrorCode::DiskFull) => {
+            format!("its disk is full ({sqlite}): free space, or give a path on another disk")
+        }
+        Some(ErrorCode::NotADatabase) => format!(
+            "is not an SQLite database ({sqlite}): a run replaces only an earlier run's \
+             results; give a new path, or remove the file"
+        ),
+        Some(ErrorCode::SystemIoFailure) => {
+            format!("cannot be read or written ({sqlite}): give a regular file on a local disk")
+        }
+        // The file is a database, but its tables are not a run's (a `run`
+        // table with other columns): someone else's data, not replaced.
+        _ => format!(
+            "holds tables this program did not write ({sqlite}), and they were not replaced: \
+             give a new path, or remove the file"
+        ),
+    };
+    HarnessError::Usage(format!("--db {path} {why}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite(code: std::ffi::c_int) -> StoreError {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            None,
+        ))
+    }
+
+    #[test]
+    fn each_unusable_database_says_what_is_wrong_and_what_to_do() {
+        let path = Path::new("/results/r.db");
+        for (code, words) in [
+            // A read-only folder: once "attempt to write a readonly database".
+            (rusqlite::ffi::SQLITE_READONLY, "folder you may write to"),
+            (rusqlite::ffi::SQLITE_FULL, "disk is full"),
+            (rusqlite::ffi::SQLITE_NOTADB, "not an SQLite database"),
+            (rusqlite::ffi::SQLITE_IOERR, "regular file"),
+        ] {
+            let HarnessError::Usage(line) = unusable(path, sqlite(code)) else {
+                panic!("{code}: a usage error");
+            };
+            assert!(line.starts_with("--db /results/r.db "), "{line}");
+            assert!(line.contains(words), "{code}: {line}");
+        }
     }
 }

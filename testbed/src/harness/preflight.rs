@@ -8,8 +8,9 @@
 //!   that server decides;
 //! - the descriptors the run needs fit `RLIMIT_NOFILE`
 //!   ([`crate::limits`]);
-//! - `--db` is not the `--timeline` file, the timeline's file can be
-//!   written, and no other run holds the database ([`DbLock`]).
+//! - `--db` is a regular file (or none yet), not the `--timeline` file,
+//!   the timeline's file can be written, and no other run holds the
+//!   database ([`DbLock`]).
 //!
 //! It also settles what the run will use that the flags leave open: the
 //! read timeout against an external server, and the warnings a reader of
@@ -150,6 +151,9 @@ fn check_descriptors(stage: &dyn Stage, settings: &Settings) -> Result<(), Harne
 /// written: a run must not end by destroying its results, or by failing
 /// to save its picture after all the work.
 fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
+    if let Some(db) = &settings.db {
+        check_db(db)?;
+    }
     let Some(timeline) = &settings.timeline else {
         return Ok(());
     };
@@ -168,6 +172,28 @@ fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
             timeline.display()
         ))
     })
+}
+
+/// `--db` names a regular file, or none yet: SQLite keeps a database in a
+/// file and a journal beside it. A device took the whole run and then
+/// failed cryptically (`/dev/null`: "disk I/O error"; `/dev/full`:
+/// "database or disk is full"), and left a journal file in `/dev`.
+fn check_db(db: &Path) -> Result<(), HarnessError> {
+    let Ok(meta) = std::fs::metadata(db) else {
+        return Ok(()); // A new file; whether it can be made, the lock finds out.
+    };
+    let kind = if meta.is_dir() {
+        "a directory"
+    } else if meta.is_file() {
+        return Ok(());
+    } else {
+        "a device or other special file"
+    };
+    Err(HarnessError::Usage(format!(
+        "--db {}: {kind}, not a file; the results are an SQLite database, which lives in a \
+         regular file: give a file's path, e.g. --db results.db",
+        db.display()
+    )))
 }
 
 /// Opens `path` for writing without changing it; a file made for the probe
