@@ -23,7 +23,7 @@ mod hostile;
 
 pub use hostile::{
     BAD_DURATIONS, STAGE_DURATION_FLAGS, assert_durations_refused, assert_full_stdout_reported,
-    assert_gone_server_is_a_problem, assert_quiet_on_closed_stdout,
+    assert_gone_server_is_a_problem, assert_longest_durations_run, assert_quiet_on_closed_stdout,
     assert_stage_survives_hostile_use,
 };
 

@@ -108,10 +108,44 @@ pub fn assert_stage_survives_hostile_use(
         .copied()
         .collect();
     assert_durations_refused(program, &flags, deadline);
+    assert_longest_durations_run(program, extra_durations, deadline);
     let run = ["--items", "5", "--latency", "1ms"];
     assert_quiet_on_closed_stdout(program, &run, 0, deadline);
     assert_full_stdout_reported(program, &run, deadline);
     assert_gone_server_is_a_problem(program, deadline);
+}
+
+/// Runs `program` with every duration flag at the longest accepted
+/// value, a day (`testbed::duration::MAX_DURATION`), and checks the run
+/// ends well: the clock arithmetic of every deadline must hold it. A stage
+/// that has no read timeout refuses `--read-timeout` (status 2, saying
+/// so), and is run without it.
+#[track_caller]
+pub fn assert_longest_durations_run(
+    program: impl AsRef<Path>,
+    extra_durations: &[&str],
+    deadline: Duration,
+) {
+    let day = "86400s";
+    let mut args = vec!["--items", "5", "--latency", "1ms", "--json"];
+    for flag in ["--connect-timeout", "--stall-after"]
+        .iter()
+        .chain(extra_durations)
+    {
+        args.extend([*flag, day]);
+    }
+    let mut with_read = args.clone();
+    with_read.extend(["--read-timeout", day]);
+    let mut output = super::run_bin(program.as_ref(), &with_read, deadline);
+    if output.status.code() == Some(2) && stderr(&output).contains("no read timeout") {
+        output = super::run_bin(program.as_ref(), &args, deadline);
+    }
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        stderr(&output)
+    );
 }
 
 /// Runs `program` against a slow server in this process, stops that
