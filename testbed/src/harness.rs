@@ -316,7 +316,7 @@ fn progress_for(stage: &dyn Stage, settings: &Settings) -> Progress {
     if settings.json || stage.forks() {
         Progress::hidden()
     } else {
-        Progress::for_terminal(&stage.name(), settings.items as u64)
+        Progress::for_terminal(stage.name(), settings.items as u64)
     }
 }
 

@@ -93,7 +93,7 @@ impl AsFd for Signals {
 #[derive(Debug, Clone)]
 pub struct RunRecord {
     /// The stage's name.
-    pub stage: String,
+    pub stage: &'static str,
     /// The run's settings.
     pub settings: Settings,
     /// The connections the run could have in flight: the stage's own
@@ -173,7 +173,7 @@ impl RunRecord {
             )),
             external_server: !embedded,
             db_connections: db_connections.len() as u64,
-            ..RunFacts::new(self.stage.clone(), self.settings.phases)
+            ..RunFacts::new(self.stage, self.settings.phases)
         };
         text.push_str(&Report::build(&list, &rows, facts).to_string());
         if let Some(dir) = &self.scratch {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use testbed::store::{DbTarget, Store};
 use testbed::testing::{
-    Signal, json_report, run_bin, run_bin_interrupted, timeline_of, usage_error,
+    Signal, json_report, run_bin, run_bin_interrupted, smoke_run, timeline_of, usage_error,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_01-sync");
@@ -14,16 +14,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 #[test]
 fn json_is_one_object_with_the_contract_keys() {
-    let output = run_bin(
-        BIN,
-        &["--items", "20", "--latency", "1ms", "--json"],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let report = json_report(&output);
-    assert_eq!(report["stage"], "sync");
-    assert_eq!(report["ok"], 20);
-    assert_eq!(report["lost"], 0);
+    let report = smoke_run(BIN, "sync", 20, &["--latency", "1ms"], DEADLINE);
     assert_eq!(report["db_connections"], 1);
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, timeline_of, usage_error};
+use testbed::testing::{json_report, run_bin, smoke_run, timeline_of, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_04-select");
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -11,24 +11,8 @@ const DEADLINE: Duration = Duration::from_secs(60);
 #[test]
 fn json_is_one_object_with_the_contract_keys_on_every_backend() {
     for backend in ["select", "poll", "epoll"] {
-        let output = run_bin(
-            BIN,
-            &[
-                "--backend",
-                backend,
-                "--items",
-                "40",
-                "--latency",
-                "1ms",
-                "--json",
-            ],
-            DEADLINE,
-        );
-        assert!(output.status.success(), "{output:?}");
-        let report = json_report(&output);
-        assert_eq!(report["stage"], "select");
-        assert_eq!(report["ok"], 40);
-        assert_eq!(report["lost"], 0);
+        let args = ["--backend", backend, "--latency", "1ms"];
+        let report = smoke_run(BIN, "select", 40, &args, DEADLINE);
         assert_eq!(report["db_connections"], 1);
         assert_eq!(report["stage_stats"]["backend"], backend);
     }

@@ -31,7 +31,7 @@ use select::slot::{Slot, SlotId};
 use testbed::outcome::Failure;
 
 use super::deadlines::Due;
-use super::{Member, Place, Pool};
+use super::{CheckoutPool, Member, Place};
 use crate::journal::Happening;
 use crate::stats::CloseReason;
 use crate::timers::TimerKey;
@@ -73,7 +73,7 @@ impl Reconnect {
 }
 
 /// Connections: opening, closing, reconnecting.
-impl Pool {
+impl CheckoutPool {
     // ANCHOR: fill
     /// Opens connections while the pool is short of them: one per queued
     /// checkout, plus `min_idle` spare, counting the ones already idle or

@@ -10,6 +10,7 @@ mod conn;
 mod hostile;
 mod semaphore;
 mod stuck;
+mod task_set;
 mod tasks;
 mod tidy;
 mod time;

@@ -26,7 +26,7 @@ use std::time::Duration;
 use crate::cli::{Settings, same_file};
 use crate::duration::format_duration;
 use crate::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
-use crate::stage::{ReadTimeout, Stage};
+use crate::stage::{ReadTimeoutSupport, Stage};
 use crate::store::{DbLock, LockError};
 
 use super::HarnessError;
@@ -52,7 +52,9 @@ pub(super) struct Preflight {
 /// Refuses settings that cannot work, before anything starts.
 pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight, HarnessError> {
     let usage = |message: String| Err(HarnessError::Usage(message));
-    if let (Some(_), ReadTimeout::Missing(why)) = (settings.read_timeout, stage.read_timeout()) {
+    if let (Some(_), ReadTimeoutSupport::Missing(why)) =
+        (settings.read_timeout, stage.read_timeout())
+    {
         return usage(format!(
             "{} has no read timeout ({why}); drop --read-timeout",
             stage.name()
@@ -77,8 +79,8 @@ pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight,
         && settings.read_timeout.is_none()
     {
         let hint = match stage.read_timeout() {
-            ReadTimeout::Enforced => "add --read-timeout (e.g. 100ms)".to_owned(),
-            ReadTimeout::Missing(why) => format!("this stage has no read timeout ({why})"),
+            ReadTimeoutSupport::Enforced => "add --read-timeout (e.g. 100ms)".to_owned(),
+            ReadTimeoutSupport::Missing(why) => format!("this stage has no read timeout ({why})"),
         };
         return usage(format!(
             "--faults {fault} needs a read timeout, or a request it hits waits forever: {hint}"

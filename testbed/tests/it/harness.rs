@@ -29,8 +29,8 @@ struct Serial {
 }
 
 impl Stage for Serial {
-    fn name(&self) -> String {
-        "serial".into()
+    fn name(&self) -> &'static str {
+        "serial"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
