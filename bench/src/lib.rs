@@ -54,6 +54,7 @@ pub mod contenders;
 pub mod cpu;
 pub mod floor;
 pub mod race;
+pub mod racing;
 pub mod run;
 pub mod servers;
 pub mod table;
