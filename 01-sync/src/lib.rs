@@ -18,6 +18,26 @@
 //! - one connection reused for every request (the default);
 //! - the two-phase request: `HEAD`, wait for `OK`, `BODY`, wait for `200`
 //!   (`--phases 2`, the default; `--phases 1` sends one `GET`).
+//!
+//! # Examples
+//!
+//! [`request`] over a scripted peer instead of a socket: the replies are
+//! written in advance, and what the request sent can be read back.
+//!
+//! ```
+//! use sync::request;
+//! use testbed::conn::Conn;
+//! use testbed::protocol::Phases;
+//! use testbed::testing::Script;
+//! use testbed::workload::items;
+//!
+//! let item = &items(1, 1)[0];
+//! let replies = format!("OK\n200 {}\n", item.expected_result());
+//! let mut conn = Conn::new(Script::new(replies));
+//! assert_eq!(request(&mut conn, item, Phases::Two), Ok(item.expected_result()));
+//! let sent = conn.get_ref().sent();
+//! assert_eq!(sent, format!("HEAD 0\nBODY 0 {}\n", item.payload));
+//! ```
 
 #![forbid(unsafe_code)]
 
@@ -33,6 +53,26 @@ use testbed::store::Lane;
 use testbed::workload::Item;
 
 /// The blocking stage.
+///
+/// # Examples
+///
+/// The stage as the binary runs it, on an embedded slow server: ten items,
+/// one at a time, on one connection.
+///
+/// ```
+/// use sync::Blocking;
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 10,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// let report = execute(&Blocking::default(), &settings)?.report;
+/// assert_eq!((report.ok, report.lost, report.conns), (10, 0, 1));
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Blocking {
     /// Open a new connection for every item and close it after (the source article's
@@ -41,8 +81,8 @@ pub struct Blocking {
 }
 
 impl Stage for Blocking {
-    fn name(&self) -> String {
-        "sync".into()
+    fn name(&self) -> &'static str {
+        "sync"
     }
 
     /// One connection, whatever `--conns` says.
@@ -93,6 +133,8 @@ pub fn connect_and_request(
 /// garbage: [`ErrorKind::breaks_connection`]), so the next call opens a
 /// fresh one.
 ///
+/// [`ErrorKind::breaks_connection`]: outcome::ErrorKind::breaks_connection
+///
 /// A refused or failed connect is this item's outcome, not an error of the
 /// run. Generic over the stream like [`request`]: 02-fork's workers and
 /// 06-scheduler's fibers run this same loop body.
@@ -122,6 +164,25 @@ pub fn request_reusing<S: Read + Write>(
 /// server that drops SYNs would otherwise hold `connect` for about two
 /// minutes); a read timeout, if any, turns a server that never answers into
 /// a `timeout` failure instead of a run that never ends.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use sync::{connect, request};
+/// use testbed::protocol::Phases;
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig::default())?;
+/// let timeout = Some(Duration::from_secs(5));
+/// let mut conn = connect(server.addr(), Duration::from_secs(5), timeout)?;
+/// for item in items(3, 1) {
+///     assert_eq!(request(&mut conn, &item, Phases::One), Ok(item.expected_result()));
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn connect(
     addr: SocketAddr,
     connect_timeout: Duration,

@@ -33,6 +33,19 @@
 //!
 //! The only `unsafe` in this crate is the `fork` call and the child's
 //! `_exit`, in [`processes`].
+//!
+//! # Examples
+//!
+//! Dealing ten items to three workers, as the parent does before it forks:
+//! every item in exactly one partition, sizes within one of each other,
+//! list order kept.
+//!
+//! ```
+//! use fork::partition;
+//!
+//! let hands = partition(0..10, 3);
+//! assert_eq!(hands, [vec![0, 3, 6, 9], vec![1, 4, 7], vec![2, 5, 8]]);
+//! ```
 
 #![deny(unsafe_code)]
 
@@ -71,6 +84,30 @@ pub enum Workers {
 /// the process variant [`forks`](Stage::forks), so the harness keeps this
 /// process single-threaded (the embedded server in a process of its own);
 /// the thread variant does not, and gets the usual threaded embedded server.
+///
+/// # Examples
+///
+/// Both variants as the binary runs them: four workers, four connections,
+/// and four database connections, the bill this stage runs up.
+///
+/// ```
+/// use fork::Forked;
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 20,
+///     conns: 4,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// for stage in [Forked::processes(), Forked::threads()] {
+///     let report = execute(&stage, &settings)?.report;
+///     assert_eq!((report.ok, report.lost, report.wrong), (20, 0, 0));
+///     assert_eq!(report.db_connections, 4);
+/// }
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Forked {
     /// Processes or threads.
@@ -94,8 +131,8 @@ impl Forked {
 }
 
 impl Stage for Forked {
-    fn name(&self) -> String {
-        "fork".into()
+    fn name(&self) -> &'static str {
+        "fork"
     }
 
     /// N workers record through N database connections at once: an

@@ -49,10 +49,9 @@
 use std::io;
 use std::panic::{self, AssertUnwindSafe};
 
-use nix::errno::Errno;
 use nix::sys::prctl::set_pdeathsig;
 use nix::sys::signal::{Signal, raise};
-use nix::sys::wait::{WaitStatus, waitpid};
+use nix::sys::wait::WaitStatus;
 use nix::unistd::{ForkResult, Pid, fork, getpid, getppid};
 use testbed::forked::{close_inherited, thread_count};
 use testbed::stage::{RunStats, Scenario, StageError};
@@ -60,6 +59,7 @@ use testbed::workload::Item;
 
 use crate::crash::CrashPlan;
 use crate::partition::partition;
+pub use crate::supervise::{Child, wait_for};
 use crate::supervise::{Watched, supervise, unblock_in_child};
 use crate::unfinished::{Unfinished, notes};
 use crate::worker::{WorkerId, work};
@@ -77,15 +77,6 @@ pub const EXIT_PANICKED: i32 = 2;
 /// Exit code of a child whose parent died before the child could ask to
 /// die with it: it does nothing, and records nothing.
 pub const EXIT_ORPHANED: i32 = 3;
-
-/// A forked worker that has not been waited for yet.
-#[derive(Debug, Clone, Copy)]
-pub struct Child {
-    /// Which partition it works on.
-    pub worker: WorkerId,
-    /// Its process id.
-    pub pid: Pid,
-}
 
 /// Runs the scenario in `workers` child processes and waits for all of
 /// them. `crash` makes one of them die on purpose (see [`CrashPlan`]).
@@ -243,19 +234,6 @@ fn exit(code: i32) -> ! {
     // parent's objects (the temporary database directory, the forked
     // server's handle), no flushing of stdio buffers copied from the parent.
     unsafe { libc::_exit(code) }
-}
-
-/// Waits until the child `pid` has ended, and says how.
-pub fn wait_for(pid: Pid) -> io::Result<WaitStatus> {
-    loop {
-        match waitpid(pid, None) {
-            Ok(status @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => return Ok(status),
-            // Stopped or continued by job control, or a signal handler ran:
-            // the child is still alive, keep waiting.
-            Ok(_) | Err(Errno::EINTR) => {}
-            Err(error) => return Err(error.into()),
-        }
-    }
 }
 
 /// A child's end in words: `exited 0`, `exited 1 (its results database

@@ -23,6 +23,9 @@
 //! its children: each asks the kernel for SIGKILL when its parent dies
 //! (`PR_SET_PDEATHSIG`, see [`crate::processes`]).
 //!
+//! The [`Child`] handle and [`wait_for`] live here too, the waiting half of
+//! a child's life: `processes.rs` forks the workers and hands them over.
+//!
 //! Not here: forking the workers (`processes.rs`).
 
 use std::collections::HashMap;
@@ -40,7 +43,7 @@ use testbed::stage::Scenario;
 use testbed::store::Store;
 use testbed::watchdog::{Connections, Silence, Stall};
 
-use crate::processes::{Child, wait_for};
+use crate::worker::WorkerId;
 
 /// How often the parent looks at the database when nothing else wakes it.
 const TICK: Duration = Duration::from_secs(1);
@@ -109,6 +112,28 @@ pub fn unblock_in_child() {
     // A failure leaves them blocked: the parent's SIGKILL on its death
     // still ends the child.
     let _ = watched_set().thread_unblock();
+}
+
+/// A forked worker that has not been waited for yet.
+#[derive(Debug, Clone, Copy)]
+pub struct Child {
+    /// Which partition it works on.
+    pub worker: WorkerId,
+    /// Its process id.
+    pub pid: Pid,
+}
+
+/// Waits until the child `pid` has ended, and says how.
+pub fn wait_for(pid: Pid) -> io::Result<WaitStatus> {
+    loop {
+        match waitpid(pid, None) {
+            Ok(status @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => return Ok(status),
+            // Stopped or continued by job control, or a signal handler ran:
+            // the child is still alive, keep waiting.
+            Ok(_) | Err(Errno::EINTR) => {}
+            Err(error) => return Err(error.into()),
+        }
+    }
 }
 
 /// How the workers ended.
@@ -218,7 +243,7 @@ fn speak_if_stalled(
         .max()
         .map(Duration::from_micros);
     let stall = Stall {
-        stage: "fork".into(),
+        stage: "fork",
         quiet,
         recorded,
         items: scenario.items.len() as u64,
@@ -230,7 +255,7 @@ fn speak_if_stalled(
             oldest,
         }),
         read_timeout: scenario.read_timeout,
-        read_timeout_support: testbed::stage::ReadTimeout::Enforced,
+        read_timeout_support: testbed::stage::ReadTimeoutSupport::Enforced,
     };
     eprintln!("{stall}");
 }

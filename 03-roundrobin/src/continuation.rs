@@ -63,6 +63,31 @@ type PhaseFn<S> = dyn FnOnce(&mut Conn<S>) -> PhaseResult<Continuation<S>>;
 ///
 /// It is boxed because every phase is a different closure type, and the
 /// wrapper must hold any of them in one field.
+///
+/// # Examples
+///
+/// The two-phase chain [`send_request`] returns, run by hand on a scripted
+/// peer: each `run` reads one reply.
+///
+/// ```
+/// use roundrobin::{Step, send_request};
+/// use testbed::conn::Conn;
+/// use testbed::protocol::Phases;
+/// use testbed::testing::Script;
+/// use testbed::workload::items;
+///
+/// let item = &items(1, 1)[0];
+/// let mut conn = Conn::new(Script::new(format!("OK\n200 {}\n", item.expected_result())));
+/// let first = send_request(&mut conn, item, Phases::Two)?; // `HEAD` is sent.
+/// let Step::Next(second) = first.run(&mut conn)? else {
+///     panic!("after `OK` comes the `BODY` phase");
+/// };
+/// let Step::Done(result) = second.run(&mut conn)? else {
+///     panic!("`200` ends the request");
+/// };
+/// assert_eq!(result, item.expected_result());
+/// # Ok::<(), testbed::outcome::Failure>(())
+/// ```
 pub struct Continuation<S>(Box<PhaseFn<S>>);
 
 impl<S> Continuation<S> {

@@ -50,6 +50,28 @@ pub use model::{Model, VirtualFleet};
 pub use wrapper::{Busy, Chain, Wrapper, WrapperId};
 
 /// The round-robin stage.
+///
+/// # Examples
+///
+/// The stage as the binary runs it, on an embedded slow server: five
+/// wrappers, one process, one database connection.
+///
+/// ```
+/// use roundrobin::RoundRobin;
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 20,
+///     conns: 5,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// let report = execute(&RoundRobin::default(), &settings)?.report;
+/// assert_eq!((report.ok, report.lost, report.wrong), (20, 0, 0));
+/// assert_eq!((report.conns, report.db_connections), (5, 1));
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RoundRobin {
     /// Which loop hands out the items; `None` picks the source article's loop for the
@@ -65,8 +87,8 @@ pub struct RoundRobin {
 }
 
 impl Stage for RoundRobin {
-    fn name(&self) -> String {
-        "roundrobin".into()
+    fn name(&self) -> &'static str {
+        "roundrobin"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

@@ -31,6 +31,30 @@
 //!
 //! Not here: where the machine waits for its reply (the wrapper, blocking in
 //! `dispose`). Stage 4 keeps this shape and changes only that.
+//!
+//! # Examples
+//!
+//! The states of a two-phase request, on a scripted peer: the state after
+//! `HEAD` holds the item, the one after `BODY` holds nothing.
+//!
+//! ```
+//! use roundrobin::{Machine, Step};
+//! use testbed::conn::Conn;
+//! use testbed::protocol::Phases;
+//! use testbed::testing::Script;
+//! use testbed::workload::items;
+//!
+//! let item = &items(1, 1)[0];
+//! let mut conn = Conn::new(Script::new(format!("OK\n200 {}\n", item.expected_result())));
+//! let state = Machine::start(&mut conn, item, Phases::Two)?;
+//! assert_eq!(state, Machine::AwaitingAck { item: item.clone() });
+//! let Step::Next(state) = state.resume(&mut conn)? else {
+//!     panic!("`OK` leads to the `BODY`");
+//! };
+//! assert_eq!(state, Machine::AwaitingResult);
+//! assert_eq!(state.resume(&mut conn)?, Step::Done(item.expected_result()));
+//! # Ok::<(), testbed::outcome::Failure>(())
+//! ```
 
 use std::io::{Read, Write};
 

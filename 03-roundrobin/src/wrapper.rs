@@ -97,6 +97,43 @@ pub type OnError = Box<dyn FnOnce(&mut Store, &Item, Failure) -> Result<(), Stor
 pub struct Busy(pub WrapperId);
 
 /// One connection and the request pending on it (at most one).
+///
+/// # Examples
+///
+/// A two-phase request on a scripted peer: `start` sends `HEAD` and
+/// returns; each `dispose` waits for one reply, and the last one calls the
+/// success callback, which records through the store it is lent.
+///
+/// ```
+/// use std::time::Instant;
+///
+/// use roundrobin::{Busy, Chain, Wrapper, WrapperId};
+/// use testbed::conn::Conn;
+/// use testbed::protocol::Phases;
+/// use testbed::store::{DbTarget, Lane, Store};
+/// use testbed::testing::Script;
+/// use testbed::workload::items;
+///
+/// let item = items(1, 1).remove(0);
+/// let replies = format!("OK\n200 {}\n", item.expected_result());
+/// let connect = Box::new(move || Ok(Conn::new(Script::new(replies.clone()))));
+/// let mut wrapper = Wrapper::new(WrapperId(0), Phases::Two, Chain::Closures, connect);
+/// let mut store = Store::create_run(&DbTarget::memory(), Instant::now(), "example")?;
+///
+/// let (id, started) = (item.id, Instant::now());
+/// let on_success =
+///     move |store: &mut Store, result| store.record(id, Lane(0), started, &Ok(result));
+/// wrapper.start(&item, on_success, |_, _, _| unreachable!()).expect("not busy");
+/// // One request at a time: the source article's "already in use".
+/// let again = wrapper.start(&item, |_, _| Ok(()), |_, _, _| Ok(()));
+/// assert_eq!(again, Err(Busy(WrapperId(0))));
+/// wrapper.dispose(&mut store)?; // `OK`: sends `BODY`, keeps the next phase.
+/// assert!(wrapper.is_working());
+/// wrapper.dispose(&mut store)?; // `200`: the success callback records it.
+/// assert!(!wrapper.is_working());
+/// assert_eq!(store.rows()?[0].outcome, Ok(item.expected_result()));
+/// # Ok::<(), testbed::store::StoreError>(())
+/// ```
 pub struct Wrapper<S> {
     id: WrapperId,
     phases: Phases,

@@ -25,7 +25,7 @@
 //!   is there, queue what does not fit, a `connect` that finishes later);
 //! - [`exchange`]: one item's conversation as a state machine;
 //! - [`slot`]: a connection carrying one item, turning events into progress;
-//! - [`pool`]: the source article's `Pool`, its loop and its policy;
+//! - [`pool`]: [`SlotPool`], the source article's `Pool`, its loop and its policy;
 //! - this file: the stage, which feeds every item to the pool and records
 //!   each outcome from its callback.
 //!
@@ -53,13 +53,37 @@ mod sys;
 
 use std::cell::RefCell;
 
-use testbed::stage::{ReadTimeout, RunStats, Scenario, Stage, StageError};
+use testbed::stage::{ReadTimeoutSupport, RunStats, Scenario, Stage, StageError};
 use testbed::store::{Lane, StoreError};
 
-use crate::pool::{FinishedItem, Pool, PoolConfig};
+use crate::pool::{FinishedItem, PoolConfig, SlotPool};
 pub use crate::selector::{Backend, BackendArg, Selector};
 
 /// The select stage: a pool of `--conns` connections on one selector.
+///
+/// # Examples
+///
+/// The stage as the binary runs it, once per backend, on an embedded slow
+/// server:
+///
+/// ```
+/// use select::{Backend, Select};
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 20,
+///     conns: 5,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// for backend in [Backend::Select, Backend::Poll, Backend::Epoll] {
+///     let report = execute(&Select { backend }, &settings)?.report;
+///     assert_eq!((report.ok, report.lost, report.wrong), (20, 0, 0));
+///     assert_eq!(report.stage_stats["backend"], backend.as_str());
+/// }
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Select {
     /// Which system call waits (`--backend`).
@@ -67,8 +91,8 @@ pub struct Select {
 }
 
 impl Stage for Select {
-    fn name(&self) -> String {
-        "select".into()
+    fn name(&self) -> &'static str {
+        "select"
     }
 
     /// No. The loop can wait until the earliest deadline (`next_timeout`
@@ -76,8 +100,8 @@ impl Stage for Select {
     /// connection with a late reply still to come, which must then be
     /// closed and replaced: that bookkeeping, with the other timeouts a
     /// pool needs, is stage 5's lesson.
-    fn read_timeout(&self) -> ReadTimeout {
-        ReadTimeout::Missing(
+    fn read_timeout(&self) -> ReadTimeoutSupport {
+        ReadTimeoutSupport::Missing(
             "stage 4 keeps no deadlines per request; timeouts are stage 5's lesson: try 05-pool",
         )
     }
@@ -103,7 +127,7 @@ impl Stage for Select {
             size: scenario.conns,
             phases: scenario.phases,
         };
-        let mut pool = Pool::new(Selector::new(self.backend)?, config);
+        let mut pool = SlotPool::new(Selector::new(self.backend)?, config);
         for item in &scenario.items {
             pool.submit(item.clone(), Box::new(record))
                 .map_err(|e| stage_error(e, self.backend))?;
@@ -143,7 +167,7 @@ pub fn stage_error(error: std::io::Error, backend: Backend) -> StageError {
 }
 
 /// The pool's counters, for the report.
-fn run_stats(pool: &Pool<'_>, scenario: &Scenario) -> RunStats {
+fn run_stats(pool: &SlotPool<'_>, scenario: &Scenario) -> RunStats {
     let stats = pool.stats();
     let mut run = RunStats::new(scenario.conns);
     run.figure("backend", pool.backend().as_str());

@@ -5,18 +5,18 @@
 //!
 //! | source article | here | what it does |
 //! | --- | --- | --- |
-//! | `async($req, $ok, $err)` | [`Pool::submit`] | find a slot, send the first line, remember the callback |
-//! | `_find()` | [`Pool::find_slot`] | a free slot, else a new one if under `size`, else wait |
+//! | `async($req, $ok, $err)` | [`SlotPool::submit`] | find a slot, send the first line, remember the callback |
+//! | `_find()` | [`SlotPool::find_slot`] | a free slot, else a new one if under `size`, else wait |
 //! | `_create()` | [`Slot::open`] | connect (without waiting) and register |
-//! | `dispose($timeout)` | [`Pool::dispose`] | one wait, and the progress it allows |
-//! | `close()` | [`Pool::close`] | the loop: wait until nothing is in flight |
+//! | `dispose($timeout)` | [`SlotPool::dispose`] | one wait, and the progress it allows |
+//! | `close()` | [`SlotPool::close`] | the loop: wait until nothing is in flight |
 //!
 //! # The loop
 //!
-//! Every wait in the pool goes through [`Pool::dispose`], which asks the
+//! Every wait in the pool goes through [`SlotPool::dispose`], which asks the
 //! selector to sleep until some connection moves or the earliest pending
 //! deadline passes ([`next_timeout`]), then hands each event to its slot.
-//! [`Pool::drain`] repeats that while anything is in flight and returns
+//! [`SlotPool::drain`] repeats that while anything is in flight and returns
 //! when nothing is left, the Portuguese article's "if the loop has nothing
 //! to wait for, the program is done".
 //!
@@ -109,6 +109,10 @@ pub struct LoopStats {
 // ANCHOR: pool
 /// A pool of up to `size` non-blocking connections on one selector.
 ///
+/// Named for what it holds, [`Slot`]s, each carrying one item: stage 5's
+/// pool, which hands out whole connections as checkouts, is
+/// `pool::CheckoutPool`.
+///
 /// `'a` is how long the callbacks may borrow from their caller (the
 /// results database, for instance).
 ///
@@ -121,7 +125,7 @@ pub struct LoopStats {
 /// use std::cell::RefCell;
 /// use std::time::Duration;
 ///
-/// use select::pool::{Pool, PoolConfig};
+/// use select::pool::{SlotPool, PoolConfig};
 /// use select::{Backend, Selector};
 /// use testbed::latency::LatencyModel;
 /// use testbed::protocol::Phases;
@@ -138,7 +142,7 @@ pub struct LoopStats {
 ///     phases: Phases::Two,
 /// };
 /// let finished = RefCell::new(Vec::new());
-/// let mut pool = Pool::new(Selector::new(Backend::Epoll)?, config);
+/// let mut pool = SlotPool::new(Selector::new(Backend::Epoll)?, config);
 /// for item in items(10, 1) {
 ///     // Returns at once while a connection is free; waits when all four
 ///     // are busy, calling the callbacks of the items that finish.
@@ -151,7 +155,7 @@ pub struct LoopStats {
 /// server.shutdown();
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub struct Pool<'a> {
+pub struct SlotPool<'a> {
     config: PoolConfig,
     selector: Selector,
     /// `slots[i]` is slot `i`: `None` until it is first needed, and again
@@ -165,11 +169,11 @@ pub struct Pool<'a> {
 }
 // ANCHOR_END: pool
 
-impl<'a> Pool<'a> {
+impl<'a> SlotPool<'a> {
     /// An empty pool: no connection is opened until an item needs one.
-    pub fn new(selector: Selector, config: PoolConfig) -> Pool<'a> {
+    pub fn new(selector: Selector, config: PoolConfig) -> SlotPool<'a> {
         assert!(config.size > 0, "a pool of no connections can send nothing");
-        Pool {
+        SlotPool {
             config,
             selector,
             slots: (0..config.size).map(|_| None).collect(),

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use pool::journal::{Entry, Happening};
 use pool::stats::CloseReason;
-use pool::{Backend, Config, FinishedCall, Pool, Selector};
+use pool::{Backend, CheckoutPool, Config, FinishedCall, Selector};
 use select::slot::SlotId;
 use testbed::server::{ServerConfig, SlowServer};
 use testbed::workload::{Item, items};
@@ -50,7 +50,7 @@ fn scene_one() -> io::Result<()> {
     config.knobs.max_uses = Some(4);
     config.knobs.idle_timeout = Some(15 * MS);
     config.knobs.min_idle = 1;
-    let mut pool = Pool::new(Selector::new(Backend::Epoll)?, config)?;
+    let mut pool = CheckoutPool::new(Selector::new(Backend::Epoll)?, config)?;
     pool.keep_journal();
     let start = Instant::now();
     let mut log = Vec::new();
@@ -76,7 +76,7 @@ fn scene_one() -> io::Result<()> {
 fn scene_two() -> io::Result<()> {
     let server = SlowServer::spawn(server_config("3ms", "none", 1))?;
     let addr = server.addr();
-    let mut pool = Pool::new(Selector::new(Backend::Epoll)?, Config::new(addr, 3))?;
+    let mut pool = CheckoutPool::new(Selector::new(Backend::Epoll)?, Config::new(addr, 3))?;
     pool.keep_journal();
     let start = Instant::now();
     let mut log = Vec::new();
@@ -105,7 +105,7 @@ fn scene_two() -> io::Result<()> {
 }
 
 /// The pool's counters, and which items failed how.
-fn summary(pool: &Pool, log: &[Logged]) {
+fn summary(pool: &CheckoutPool, log: &[Logged]) {
     println!("  pool: {}", pool.stats().connections_line());
     let mut failed: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (call, _) in log {
@@ -148,7 +148,7 @@ fn restart_later(addr: SocketAddr, delay: Duration) -> std::sync::mpsc::Sender<(
 type Logged = (FinishedCall, Instant);
 
 /// Sends `work` as the stage does, and waits for all of it.
-fn run_window(pool: &mut Pool, work: &[Item], log: &mut Vec<Logged>) -> io::Result<()> {
+fn run_window(pool: &mut CheckoutPool, work: &[Item], log: &mut Vec<Logged>) -> io::Result<()> {
     let mut queue = work.iter().cloned().peekable();
     while queue.peek().is_some() || pool.outstanding() > 0 {
         feed(pool, &mut queue)?;
@@ -159,7 +159,7 @@ fn run_window(pool: &mut Pool, work: &[Item], log: &mut Vec<Logged>) -> io::Resu
 
 /// The stage's producer: one checkout per item, at most `size` queued.
 fn feed(
-    pool: &mut Pool,
+    pool: &mut CheckoutPool,
     queue: &mut std::iter::Peekable<impl Iterator<Item = Item>>,
 ) -> io::Result<()> {
     while pool.waiting() < pool.config().size
@@ -172,7 +172,7 @@ fn feed(
 }
 
 /// One turn, logging what finished.
-fn collect(pool: &mut Pool, log: &mut Vec<Logged>) -> io::Result<()> {
+fn collect(pool: &mut CheckoutPool, log: &mut Vec<Logged>) -> io::Result<()> {
     let mut done = Vec::new();
     pool.turn(&mut done)?;
     let now = Instant::now();
@@ -181,7 +181,7 @@ fn collect(pool: &mut Pool, log: &mut Vec<Logged>) -> io::Result<()> {
 }
 
 /// Lets the pool's timers run for `quiet` with no work.
-fn idle_for(pool: &mut Pool, quiet: Duration) -> io::Result<()> {
+fn idle_for(pool: &mut CheckoutPool, quiet: Duration) -> io::Result<()> {
     let until = Instant::now() + quiet;
     while Instant::now() < until {
         // `turn` sleeps until the next idle timer; with none left it

@@ -21,6 +21,24 @@
 //! the stage binary uses `--seed`, so runs stay reproducible.
 //!
 //! Not here: when to try again (the client's reconnect gate).
+//!
+//! # Examples
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use pool::backoff::Backoff;
+//!
+//! let ms = Duration::from_millis;
+//! let backoff = Backoff { base: ms(10), cap: ms(500) };
+//! // After the third failure in a row: between half and all of 40 ms.
+//! let third = backoff.delay(3, 7);
+//! assert!(ms(20) <= third && third <= ms(40), "{third:?}");
+//! // The same seed and attempt draw the same wait: a test can predict it.
+//! assert_eq!(third, backoff.delay(3, 7));
+//! // However long the outage, no wait is longer than the cap.
+//! assert!(backoff.delay(30, 7) <= ms(500));
+//! ```
 
 use std::time::Duration;
 

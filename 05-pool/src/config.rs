@@ -8,7 +8,7 @@
 //! AnyEvent::Task, the source of the checkout model (`max_workers`,
 //! `min_workers`, `max_checkouts`, `timeout`, `dont_refork_after_error`).
 //!
-//! Not here: the mechanism that enforces them ([`crate::Pool`]).
+//! Not here: the mechanism that enforces them ([`crate::CheckoutPool`]).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -110,7 +110,7 @@ impl Default for Knobs {
     }
 }
 
-/// Everything a [`crate::Pool`] needs: where, how many, which
+/// Everything a [`crate::CheckoutPool`] needs: where, how many, which
 /// request shape, how long to wait for a reply, and the knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {

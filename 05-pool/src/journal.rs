@@ -3,7 +3,7 @@
 //! check the pool's invariants from the outside.
 //!
 //! Off by default (a long run would fill memory with it); turn it on with
-//! [`crate::Pool::keep_journal`]. Items' own outcomes are not
+//! [`crate::CheckoutPool::keep_journal`]. Items' own outcomes are not
 //! here: they are the [`crate::FinishedCall`]s.
 
 use std::time::{Duration, Instant};

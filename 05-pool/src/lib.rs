@@ -20,12 +20,12 @@
 //!
 //! Read in this order:
 //!
-//! - `timers.rs`: the deadline queue, with cancellation;
+//! - [`timers`]: the deadline queue, with cancellation;
 //! - [`backoff`]: exponential backoff with jitter, for reconnects;
 //! - [`config`]: the knobs, each with the failure it prevents;
 //! - `checkout.rs`: the exclusive [`Checkout`], its id and the
 //!   [`FinishedCall`]s it yields;
-//! - `pool.rs` and `pool/`: the [`Pool`] itself, built on stage 4's
+//! - `pool.rs` and `pool/`: the [`CheckoutPool`] itself, built on stage 4's
 //!   [`select::Selector`], [`select::connection::Connection`] and
 //!   [`select::slot::Slot`];
 //! - [`stats`] and [`journal`]: what the pool counts, and what it did;
@@ -46,7 +46,7 @@ pub mod config;
 pub mod journal;
 mod pool;
 pub mod stats;
-mod timers;
+pub mod timers;
 
 use select::stage_error;
 use testbed::duration::format_duration;
@@ -55,7 +55,7 @@ use testbed::store::Lane;
 
 pub use crate::checkout::{Checkout, CheckoutId, FinishedCall};
 pub use crate::config::{Config, Knobs};
-pub use crate::pool::Pool;
+pub use crate::pool::CheckoutPool;
 pub use select::{Backend, Selector};
 
 /// The timed pool stage: `--conns` connections, one checkout per item.
@@ -93,8 +93,8 @@ pub struct TimedPool {
 }
 
 impl Stage for TimedPool {
-    fn name(&self) -> String {
-        "pool".into()
+    fn name(&self) -> &'static str {
+        "pool"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
@@ -109,7 +109,8 @@ impl Stage for TimedPool {
             knobs: self.knobs,
         };
         let selector = Selector::new(self.backend)?;
-        let mut pool = Pool::new(selector, config).map_err(|e| stage_error(e, self.backend))?;
+        let mut pool =
+            CheckoutPool::new(selector, config).map_err(|e| stage_error(e, self.backend))?;
         let mut items = scenario.items.iter().cloned().peekable();
         let mut done = Vec::new();
         while items.peek().is_some() || pool.outstanding() > 0 {
@@ -152,7 +153,7 @@ fn lane(slot: Option<select::slot::SlotId>, size: usize) -> Lane {
 }
 
 /// The pool's figures, for the report.
-fn run_stats(pool: &Pool, scenario: &Scenario) -> RunStats {
+fn run_stats(pool: &CheckoutPool, scenario: &Scenario) -> RunStats {
     let stats = pool.stats();
     let knobs = pool.config().knobs;
     let off = |d: Option<std::time::Duration>| d.map_or("off".to_owned(), format_duration);
@@ -181,12 +182,14 @@ fn run_stats(pool: &Pool, scenario: &Scenario) -> RunStats {
         // Which of the two it was shows in the counters: a pool that never
         // connected once was not too small, its server was unreachable.
         let why = if stats.opened() == 0 && stats.connect_failures > 0 {
-            "the server could not be reached: every connect failed"
+            "the server could not be reached: every connect failed, so checkouts failed at \
+             once instead of waiting out the checkout timeout"
         } else {
-            "the pool was too small for the load, or the server could not be reached"
+            "within the checkout timeout, or at once while every connect failed: the pool \
+             was too small for the load, or the server could not be reached"
         };
         run.note(format!(
-            "{} checkouts got no connection within the checkout timeout: {why}",
+            "{} checkouts got no connection: {why}",
             stats.gave_up
         ));
     }

@@ -1,7 +1,7 @@
 //! The timed pool: stage 4's pool of connections on one selector, plus
 //! everything that has a deadline, and checkouts instead of items.
 //!
-//! [`Pool`] is AnyEvent::Task's client under the name of what it is: a pool
+//! [`CheckoutPool`] is AnyEvent::Task's client under the name of what it is: a pool
 //! of up to `size` connections to one server, handed out as exclusive
 //! [`Checkout`]s in FIFO order, each checkout running its calls in order on
 //! its connection. From stage 4 it reuses, unchanged, the [`Selector`] (the
@@ -21,7 +21,7 @@
 //!
 //! # The loop
 //!
-//! [`Pool::turn`] is one turn of the event loop, in a fixed order:
+//! [`CheckoutPool::turn`] is one turn of the event loop, in a fixed order:
 //!
 //! 1. sleep until the earliest deadline of [`Timers`], or until a socket
 //!    moves ([`next_timeout`], from stage 4);
@@ -44,20 +44,23 @@
 //!
 //! Stage 4 calls a callback per item, as the source article does. A callback cannot
 //! borrow the pool that calls it, so it cannot make the next call on its
-//! checkout. Here [`Pool::turn`] hands finished calls back as
+//! checkout. Here [`CheckoutPool::turn`] hands finished calls back as
 //! [`FinishedCall`]s, and the caller, holding the pool again, decides what to
 //! call next.
 //!
 //! # Layout
 //!
-//! This file holds the type, its public methods and the loop. The loop's
-//! steps live in child modules, each an `impl Pool` block over the same
-//! private fields:
+//! This file holds the type, the public methods that drive it (checkout,
+//! call, turn, drain, close) and the loop. The loop's steps live in child
+//! modules, each an `impl CheckoutPool` block over the same private
+//! fields:
 //!
 //! - `events`: handshakes, replies, and connections that die;
 //! - `deadlines`: what each timer means, and what happens when it fires;
 //! - `grants`: which checkout gets a connection, its calls, its end;
-//! - `connections`: opening, closing, and the reconnect gate.
+//! - `connections`: opening, closing, and the reconnect gate;
+//! - `observe`: what the pool tells its caller about itself (counts,
+//!   stats, the journal), which changes nothing.
 //!
 //! Not here: the knobs' meaning ([`crate::config`]), the backoff's
 //! arithmetic ([`crate::backoff`]), the checkout handle
@@ -67,6 +70,7 @@ mod connections;
 mod deadlines;
 mod events;
 mod grants;
+mod observe;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io;
@@ -75,7 +79,7 @@ use std::time::{Duration, Instant};
 use select::connection::Connection;
 use select::event::Event;
 use select::pool::next_timeout;
-use select::selector::{Backend, Selector};
+use select::selector::Selector;
 use select::slot::{Slot, SlotId};
 use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::ItemId;
@@ -85,7 +89,7 @@ use crate::checkout::{
     Checkout, CheckoutId, Dropped, FinishedCall, Holds, Pending, Ticket, inherited, never_ran,
 };
 use crate::config::Config;
-use crate::journal::{Entry, Journal};
+use crate::journal::Journal;
 use crate::stats::{CloseReason, Stats};
 use crate::timers::{TimerKey, Timers};
 
@@ -149,7 +153,7 @@ struct Member {
 /// call has finished.
 ///
 /// ```
-/// use pool::{Backend, Config, Pool, Selector};
+/// use pool::{Backend, Config, CheckoutPool, Selector};
 /// use testbed::server::{ServerConfig, SlowServer};
 /// use testbed::workload::items;
 ///
@@ -157,7 +161,7 @@ struct Member {
 ///     latency: "1ms".parse().expect("a latency"),
 ///     ..ServerConfig::default()
 /// })?;
-/// let mut pool = Pool::new(Selector::new(Backend::Epoll)?, Config::new(server.addr(), 2))?;
+/// let mut pool = CheckoutPool::new(Selector::new(Backend::Epoll)?, Config::new(server.addr(), 2))?;
 /// for item in items(5, 1) {
 ///     let checkout = pool.checkout()?;
 ///     pool.call(&checkout, item)?;
@@ -173,7 +177,7 @@ struct Member {
 /// # Ok::<(), std::io::Error>(())
 /// ```
 // ANCHOR: pool
-pub struct Pool {
+pub struct CheckoutPool {
     config: Config,
     selector: Selector,
     /// `places[i]` is slot `i`: vacant, opening or open.
@@ -207,15 +211,15 @@ pub struct Pool {
 }
 // ANCHOR_END: pool
 
-impl Pool {
+impl CheckoutPool {
     /// A pool with `config`, which opens its `min_idle` connections at once
     /// (they connect during the first turns). An invalid config is an
     /// `InvalidInput` error naming the knob.
-    pub fn new(selector: Selector, config: Config) -> io::Result<Pool> {
+    pub fn new(selector: Selector, config: Config) -> io::Result<CheckoutPool> {
         config
             .validate()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let mut pool = Pool {
+        let mut pool = CheckoutPool {
             config,
             selector,
             places: (0..config.size).map(|_| Place::Vacant).collect(),
@@ -245,12 +249,12 @@ impl Pool {
     /// timeout. Calls can be made on it right away: they wait with it.
     ///
     /// ```
-    /// use pool::{Backend, Config, Pool, Selector};
+    /// use pool::{Backend, Config, CheckoutPool, Selector};
     /// use testbed::server::{ServerConfig, SlowServer};
     /// use testbed::workload::items;
     ///
     /// let server = SlowServer::spawn(ServerConfig::default())?;
-    /// let mut pool = Pool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 1))?;
+    /// let mut pool = CheckoutPool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 1))?;
     /// let (first, second) = (pool.checkout()?, pool.checkout()?);
     /// pool.call(&second, items(1, 1).remove(0))?;
     /// let mut done = Vec::new();
@@ -293,12 +297,12 @@ impl Pool {
     /// [`turn`](Self::turn) (at once if the checkout already failed).
     ///
     /// ```
-    /// use pool::{Backend, Config, Pool, Selector};
+    /// use pool::{Backend, Config, CheckoutPool, Selector};
     /// use testbed::server::{ServerConfig, SlowServer};
     /// use testbed::workload::items;
     ///
     /// let server = SlowServer::spawn(ServerConfig::default())?;
-    /// let mut pool = Pool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 3))?;
+    /// let mut pool = CheckoutPool::new(Selector::new(Backend::Poll)?, Config::new(server.addr(), 3))?;
     /// let checkout = pool.checkout()?;
     /// for item in items(3, 1) {
     ///     pool.call(&checkout, item)?; // In order, on one connection.
@@ -410,60 +414,10 @@ impl Pool {
         done.append(&mut self.finished);
         Ok(())
     }
-
-    /// Checkouts queued for a connection.
-    pub fn waiting(&self) -> usize {
-        self.waiters.len()
-    }
-
-    /// Calls made and not yet finished.
-    pub fn outstanding(&self) -> usize {
-        self.outstanding
-    }
-
-    /// Calls running on a connection.
-    pub fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-
-    /// Connections open or opening (never more than the size).
-    pub fn connections(&self) -> usize {
-        self.stats.census.live()
-    }
-
-    /// Connections idle in the pool.
-    pub fn idle(&self) -> usize {
-        self.idle.len()
-    }
-
-    /// The counters so far.
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// The selector's backend.
-    pub fn backend(&self) -> Backend {
-        self.selector.backend()
-    }
-
-    /// Starts keeping a journal of connections and checkouts.
-    pub fn keep_journal(&mut self) {
-        self.journal.keep();
-    }
-
-    /// The journal so far (empty unless [`keep_journal`](Self::keep_journal)).
-    pub fn journal(&self) -> &[Entry] {
-        self.journal.entries()
-    }
 }
 
 /// Lookups, and the error of a loop that cannot go on.
-impl Pool {
+impl CheckoutPool {
     fn member(&mut self, id: SlotId) -> &mut Member {
         match &mut self.places[id.index()] {
             Place::Open(member) => member,
@@ -484,18 +438,5 @@ impl Pool {
              every connection is held by a checkout with no call (drop one, or set a checkout timeout)",
             self.outstanding
         ))
-    }
-}
-
-impl std::fmt::Debug for Pool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool")
-            .field("backend", &self.backend())
-            .field("open", &self.stats.census.open())
-            .field("opening", &self.stats.census.opening())
-            .field("idle", &self.idle.len())
-            .field("waiting", &self.waiters.len())
-            .field("outstanding", &self.outstanding)
-            .finish()
     }
 }

@@ -21,6 +21,31 @@
 //!
 //! Not here: what a timer does when it fires (the client's `Due`), reading
 //! the clock (callers pass `now`).
+//!
+//! # Examples
+//!
+//! Most timers are cancelled before they fire; the rest come out earliest
+//! first, once their deadline has passed:
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//!
+//! use pool::timers::Timers;
+//!
+//! let start = Instant::now();
+//! let ms = |n| start + Duration::from_millis(n);
+//! let mut timers = Timers::new();
+//! let read = timers.insert(ms(50), "read timeout");
+//! timers.insert(ms(30), "idle timeout");
+//! timers.insert(ms(90), "checkout timeout");
+//! // The reply came: its timer goes, and the wait sleeps until 30 ms.
+//! assert_eq!(timers.cancel(read), Some("read timeout"));
+//! assert_eq!(timers.next_deadline(), Some(ms(30)));
+//! // At 60 ms, one deadline has passed.
+//! assert_eq!(timers.pop_due(ms(60)).map(|(_, what)| what), Some("idle timeout"));
+//! assert_eq!(timers.pop_due(ms(60)), None);
+//! assert_eq!(timers.next_deadline(), Some(ms(90)));
+//! ```
 
 use std::collections::BTreeMap;
 use std::time::Instant;

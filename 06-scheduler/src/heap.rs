@@ -41,6 +41,30 @@ pub struct TimerId {
 }
 
 /// A min-heap of deadlines with O(log n) insert, pop and remove.
+///
+/// # Examples
+///
+/// A fiber's sleep that is cut short leaves the heap at once, from the
+/// middle, not when its deadline comes round:
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// use scheduler::TimerHeap;
+///
+/// let start = Instant::now();
+/// let ms = |n| start + Duration::from_millis(n);
+/// let mut heap = TimerHeap::new();
+/// heap.insert(ms(30), "fiber 1 wakes");
+/// let cut_short = heap.insert(ms(10), "fiber 2 wakes");
+/// heap.insert(ms(20), "fiber 3 wakes");
+/// assert_eq!(heap.remove(cut_short), Some("fiber 2 wakes"));
+/// assert_eq!(heap.remove(cut_short), None, "a stale id finds nothing");
+/// assert_eq!(heap.peek_deadline(), Some(ms(20)));
+/// assert_eq!(heap.pop_due(ms(25)), Some("fiber 3 wakes"));
+/// assert_eq!(heap.pop_due(ms(25)), None);
+/// assert_eq!(heap.len(), 1);
+/// ```
 #[derive(Debug)]
 pub struct TimerHeap<T> {
     /// Slot numbers in heap order: `heap[0]` is the earliest deadline, and

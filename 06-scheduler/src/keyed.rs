@@ -24,6 +24,38 @@ use crate::scheduler::Scheduler;
 use crate::semaphore::{Permit, Semaphore};
 
 /// A lock per key.
+///
+/// # Examples
+///
+/// Fibers on the same account wait for each other; a fiber on another
+/// account does not wait at all. A key's lock goes away with its last
+/// holder.
+///
+/// ```
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+/// use std::time::Duration;
+///
+/// use scheduler::{KeyedLocks, Scheduler};
+///
+/// let sched = Scheduler::new()?;
+/// let locks = Rc::new(KeyedLocks::new(&sched));
+/// let log = Rc::new(RefCell::new(Vec::new()));
+/// for (fiber, account) in [(1, "kolya"), (2, "kolya"), (3, "masha")] {
+///     let (sched2, locks, log) = (sched.clone(), locks.clone(), log.clone());
+///     sched.spawn(move || {
+///         let _guard = locks.lock(account);
+///         log.borrow_mut().push(format!("{fiber} in"));
+///         sched2.sleep(Duration::from_millis(1));
+///         log.borrow_mut().push(format!("{fiber} out"));
+///     })?;
+/// }
+/// sched.run()?;
+/// // Fiber 3 went in while fiber 1 held kolya's lock; fiber 2 waited for it.
+/// assert_eq!(log.borrow()[..3], ["1 in", "3 in", "1 out"]);
+/// assert!(locks.is_empty(), "no lock outlives its last holder");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct KeyedLocks<K> {
     sched: Scheduler,
     locks: RefCell<HashMap<K, Semaphore>>,

@@ -24,6 +24,34 @@ use crate::scheduler::Scheduler;
 use crate::semaphore::{Permit, Semaphore};
 
 /// A fiber mutex guarding a `T`.
+///
+/// # Examples
+///
+/// Two fibers add to one balance, each waiting (for the bank, say) between
+/// reading it and writing it back. Holding the lock across the wait, no
+/// update is lost:
+///
+/// ```
+/// use std::rc::Rc;
+/// use std::time::Duration;
+///
+/// use scheduler::{Mutex, Scheduler};
+///
+/// let sched = Scheduler::new()?;
+/// let balance = Rc::new(Mutex::new(&sched, 100));
+/// for amount in [20, 30] {
+///     let (sched2, balance) = (sched.clone(), balance.clone());
+///     sched.spawn(move || {
+///         let mut guard = balance.lock();
+///         let read = *guard;
+///         sched2.sleep(Duration::from_millis(1)); // The other fiber runs.
+///         *guard = read + amount;
+///     })?;
+/// }
+/// sched.run()?;
+/// assert_eq!(*balance.lock(), 150);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Mutex<T> {
     lock: Semaphore,
     value: RefCell<T>,

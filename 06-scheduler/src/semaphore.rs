@@ -28,6 +28,36 @@ use crate::scheduler::Scheduler;
 
 /// A counting semaphore for fibers. Cloning it gives another handle to the
 /// same permits.
+///
+/// # Examples
+///
+/// Five fibers, two permits: never more than two hold one at once.
+///
+/// ```
+/// use std::cell::Cell;
+/// use std::rc::Rc;
+/// use std::time::Duration;
+///
+/// use scheduler::{Scheduler, Semaphore};
+///
+/// let sched = Scheduler::new()?;
+/// let semaphore = Semaphore::new(&sched, 2);
+/// let (holding, most) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+/// for _ in 0..5 {
+///     let (sched2, semaphore) = (sched.clone(), semaphore.clone());
+///     let (holding, most) = (holding.clone(), most.clone());
+///     sched.spawn(move || {
+///         let _permit = semaphore.acquire(); // Waits in line for a permit.
+///         holding.set(holding.get() + 1);
+///         most.set(most.get().max(holding.get()));
+///         sched2.sleep(Duration::from_millis(1)); // Other fibers run.
+///         holding.set(holding.get() - 1);
+///     })?;
+/// }
+/// sched.run()?;
+/// assert_eq!(most.get(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Semaphore {
     inner: Rc<Inner>,

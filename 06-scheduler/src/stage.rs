@@ -41,6 +41,28 @@ use crate::stream::FiberTcpStream;
 const PANICS_LISTED: usize = 5;
 
 /// The fiber stage.
+///
+/// # Examples
+///
+/// The stage as the binary runs it, on an embedded slow server: one fiber
+/// per item, at most eight at once, stage 1's blocking request in each.
+///
+/// ```
+/// use scheduler::Fibers;
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 40,
+///     conns: 8,
+///     latency: "1ms".parse().expect("a latency"),
+///     ..Settings::default()
+/// };
+/// let report = execute(&Fibers::default(), &settings)?.report;
+/// assert_eq!((report.ok, report.lost, report.wrong), (40, 0, 0));
+/// assert_eq!((report.conns, report.db_connections), (8, 1));
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Fibers {
     /// Each fiber's stack, in bytes (`--stack-kib`).
@@ -86,8 +108,8 @@ impl Fibers {
 }
 
 impl Stage for Fibers {
-    fn name(&self) -> String {
-        "scheduler".into()
+    fn name(&self) -> &'static str {
+        "scheduler"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

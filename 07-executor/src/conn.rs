@@ -41,11 +41,35 @@ use testbed::framing::{LineError, LineFramer, READ_CHUNK};
 use testbed::outcome::{ErrorKind, Failure, Outcome};
 use testbed::protocol::{Reply, Request};
 
-use crate::executor::Handle;
+use crate::handle::Handle;
 use crate::reactor::{Direction, Park, SourceKey};
 
 /// A non-blocking connection to a SLOW/1 server, registered with an
 /// executor's reactor for as long as it lives.
+///
+/// # Examples
+///
+/// One `GET`, line by line, against an embedded server:
+///
+/// ```
+/// use executor::{AsyncConn, Executor};
+/// use testbed::protocol::{Reply, Request, ResultHash};
+/// use testbed::server::{ServerConfig, SlowServer};
+/// use testbed::workload::items;
+///
+/// let server = SlowServer::spawn(ServerConfig::default())?;
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let item = items(1, 1).remove(0);
+/// let (id, payload) = (item.id, item.payload.clone());
+/// let reply = executor.block_on(async move {
+///     let mut conn = AsyncConn::connect(&handle, server.addr()).await?;
+///     conn.send(&Request::Get(id, payload)).await.map_err(std::io::Error::other)?;
+///     conn.recv().await.map_err(std::io::Error::other)
+/// })??;
+/// assert_eq!(reply, Reply::Success(ResultHash::of(item.id, &item.payload)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct AsyncConn {
     handle: Handle,
     key: SourceKey,
@@ -121,8 +145,8 @@ impl AsyncConn {
 
     /// Sends one request line: a future, ready when the socket has taken
     /// all of it.
-    pub fn send(&mut self, request: &Request) -> WriteLine<'_> {
-        WriteLine {
+    pub fn send(&mut self, request: &Request) -> SendRequest<'_> {
+        SendRequest {
             line: format!("{request}\n").into_bytes(),
             written: 0,
             conn: self,
@@ -132,8 +156,8 @@ impl AsyncConn {
 
     /// Receives one reply: a future, ready when a whole line has arrived
     /// (or the connection failed).
-    pub fn recv(&mut self) -> ReadReply<'_> {
-        ReadReply {
+    pub fn recv(&mut self) -> RecvReply<'_> {
+        RecvReply {
             conn: self,
             parked: false,
         }
@@ -181,7 +205,7 @@ impl AsyncConn {
     }
 
     // ANCHOR: poll_recv
-    /// The body of [`ReadReply`]: a line if one is complete, else read
+    /// The body of [`RecvReply`]: a line if one is complete, else read
     /// until one is, or until the socket says "later" (`Pending`).
     fn poll_recv(&mut self, cx: &Context<'_>) -> Poll<Result<Reply, Failure>> {
         loop {
@@ -219,7 +243,7 @@ impl AsyncConn {
     }
     // ANCHOR_END: poll_recv
 
-    /// The body of [`WriteLine`]: writes from `line[*written..]` until all
+    /// The body of [`SendRequest`]: writes from `line[*written..]` until all
     /// of it is taken or the socket is full (`Pending`).
     fn poll_send(
         &mut self,
@@ -280,12 +304,12 @@ impl std::fmt::Debug for AsyncConn {
 }
 
 /// The future of [`AsyncConn::recv`].
-pub struct ReadReply<'a> {
+pub struct RecvReply<'a> {
     conn: &'a mut AsyncConn,
     parked: bool,
 }
 
-impl Future for ReadReply<'_> {
+impl Future for RecvReply<'_> {
     type Output = Result<Reply, Failure>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -301,7 +325,7 @@ impl Future for ReadReply<'_> {
     }
 }
 
-impl Drop for ReadReply<'_> {
+impl Drop for RecvReply<'_> {
     fn drop(&mut self) {
         // Dropped while parked (cancelled): take the waker back, or the
         // reactor would count a task waiting on this socket.
@@ -315,14 +339,14 @@ impl Drop for ReadReply<'_> {
 }
 
 /// The future of [`AsyncConn::send`].
-pub struct WriteLine<'a> {
+pub struct SendRequest<'a> {
     conn: &'a mut AsyncConn,
     line: Vec<u8>,
     written: usize,
     parked: bool,
 }
 
-impl Future for WriteLine<'_> {
+impl Future for SendRequest<'_> {
     type Output = Result<(), Failure>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -333,7 +357,7 @@ impl Future for WriteLine<'_> {
     }
 }
 
-impl Drop for WriteLine<'_> {
+impl Drop for SendRequest<'_> {
     fn drop(&mut self) {
         if self.parked {
             self.conn

@@ -37,11 +37,11 @@
 //! [`Executor::panics`]) and the others go on. A panic of the root future
 //! is the caller's own, and goes on up through `block_on`.
 //!
-//! Not here: a task and one poll of it (`task.rs`), the wakers
+//! Not here: spawning and one poll of a task (`handle.rs`), the wakers
 //! (`waker.rs`), the sockets (`reactor.rs`), the check for a stuck run
 //! (`stuck.rs`), the timer futures (`time.rs`).
 
-use std::cell::{Cell, RefCell, RefMut};
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::io;
 use std::pin::pin;
@@ -52,12 +52,15 @@ use std::time::{Duration, Instant};
 
 use scheduler::TimerHeap;
 
+use crate::handle::{Handle, Shared};
 use crate::join::{JoinHandle, TaskPanic};
 use crate::notify;
+use crate::poll_state::PollState;
 use crate::reactor::Reactor;
-use crate::stuck::{Holds, Stuck};
-use crate::task::Task;
-use crate::waker::{TaskId, TaskMap, TaskWaker, Wakeups};
+use crate::stats::Stats;
+use crate::stuck::{self, Stuck};
+use crate::task_map::TaskMap;
+use crate::waker::{TaskId, TaskWaker, Wakeups};
 
 /// How many polls one turn may make before the loop looks at the sockets
 /// and timers again, however many tasks are still queued: tasks that keep
@@ -65,34 +68,6 @@ use crate::waker::{TaskId, TaskMap, TaskWaker, Wakeups};
 /// Large enough that a burst of replies on hundreds of connections, and the
 /// tasks they wake in turn, are served in one turn (stage 6's figure).
 const TURN_BUDGET: usize = 1024;
-
-/// Counters of an executor, for the report and the curious.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Tasks spawned.
-    pub spawned: u64,
-    /// The most tasks alive at once (the root not counted).
-    pub peak_tasks: usize,
-    /// Polls of a task or of the root future.
-    pub polls: u64,
-    /// Polls that found nothing to do: the task had been woken, but no
-    /// byte moved, no timer fired, no permit or result came (a readiness
-    /// hint that was not).
-    pub idle_polls: u64,
-    /// Calls to `wake`, from any thread.
-    pub wakes: u64,
-    /// Wakes of a task that was already queued: one poll served them.
-    pub wakes_coalesced: u64,
-    /// Wakes that found the loop asleep and interrupted its `epoll_wait`
-    /// through the self-pipe (they came from another thread).
-    pub interrupts: u64,
-    /// Calls to `epoll_wait`.
-    pub waits: u64,
-    /// Timers that fired.
-    pub timers_fired: u64,
-    /// Tasks that panicked.
-    pub panics: u64,
-}
 
 /// Why [`Executor::block_on`] returned without its future's output.
 #[derive(Debug, thiserror::Error)]
@@ -114,7 +89,7 @@ pub enum RunError {
 ///
 /// Dropping the executor drops every task still in it (their destructors
 /// run: that is cancellation), and a [`JoinHandle`] of one of them then
-/// returns [`JoinError::Cancelled`].
+/// returns [`JoinError::Cancelled`](crate::JoinError::Cancelled).
 ///
 /// # Examples
 ///
@@ -146,32 +121,6 @@ pub struct Executor {
     handle: Handle,
 }
 
-/// A cheap, clonable handle to an executor: what futures keep to spawn,
-/// sleep, and register sockets. `Rc` inside, so it stays on the thread.
-#[derive(Clone)]
-pub struct Handle {
-    pub(crate) shared: Rc<Shared>,
-}
-
-/// Everything an executor's handles share.
-pub(crate) struct Shared {
-    pub(crate) reactor: RefCell<Reactor>,
-    pub(crate) timers: RefCell<TimerHeap<Waker>>,
-    pub(crate) tasks: RefCell<TaskMap<Task>>,
-    pub(crate) wakeups: Arc<Wakeups>,
-    pub(crate) next_id: Cell<u64>,
-    pub(crate) stats: Cell<Stats>,
-    pub(crate) panics: RefCell<Vec<TaskPanic>>,
-    /// Wakers this crate's primitives hold, per task (`stuck.rs`).
-    pub(crate) holds: RefCell<Holds>,
-    /// The task being polled, and the waker it was polled with.
-    pub(crate) polling: RefCell<Option<(TaskId, Waker)>>,
-    /// Set by anything that makes progress during a poll.
-    pub(crate) progress: Cell<bool>,
-    /// `block_on` is on the stack.
-    running: Cell<bool>,
-}
-
 impl Executor {
     /// An executor with its own epoll instance and self-pipe.
     ///
@@ -188,9 +137,7 @@ impl Executor {
             next_id: Cell::new(TaskId::ROOT.0 + 1),
             stats: Cell::new(Stats::default()),
             panics: RefCell::new(Vec::new()),
-            holds: RefCell::new(Holds::default()),
-            polling: RefCell::new(None),
-            progress: Cell::new(false),
+            poll_state: Rc::new(PollState::default()),
             running: Cell::new(false),
         };
         Ok(Executor {
@@ -206,6 +153,17 @@ impl Executor {
     }
 
     /// Spawns a task: [`Handle::spawn`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use executor::Executor;
+    ///
+    /// let executor = Executor::new()?;
+    /// let task = executor.spawn(async { "spawned" });
+    /// assert_eq!(executor.block_on(task)?, Ok("spawned"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
@@ -244,7 +202,6 @@ impl Executor {
         self.handle.shared.tasks.borrow().len()
     }
 
-    // ANCHOR: block_on
     /// Runs the loop until `future` is ready, polling it and every task
     /// that is woken meanwhile; returns its output. Tasks still pending
     /// then stay in the executor, for the next `block_on` (or its drop).
@@ -255,6 +212,23 @@ impl Executor {
     ///   (the tasks stay in the executor, and are dropped with it);
     /// - [`RunError::Io`] when `epoll_wait` fails;
     /// - [`RunError::Nested`] from inside a task of this executor.
+    ///
+    /// # Examples
+    ///
+    /// A root future that waits for a task that waits for nothing that
+    /// could wake it: instead of sleeping forever, `block_on` says so.
+    ///
+    /// ```
+    /// use executor::{Executor, RunError};
+    ///
+    /// let executor = Executor::new()?;
+    /// assert_eq!(executor.block_on(async { 1 + 1 })?, 2);
+    /// let never = executor.spawn(std::future::pending::<()>());
+    /// let stuck = executor.block_on(never);
+    /// assert!(matches!(stuck, Err(RunError::Stuck(_))), "{stuck:?}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    // ANCHOR: block_on
     pub fn block_on<F: Future>(&self, future: F) -> Result<F::Output, RunError> {
         let shared = &*self.handle.shared;
         if shared.running.replace(true) {
@@ -322,19 +296,6 @@ impl Drop for Running<'_> {
     }
 }
 
-impl Handle {
-    /// Tells the loop that the current poll did something (for
-    /// [`Stats::idle_polls`]).
-    pub(crate) fn progress(&self) {
-        self.shared.progress.set(true);
-    }
-
-    /// The reactor, for a socket's registration and parks.
-    pub(crate) fn reactor(&self) -> RefMut<'_, Reactor> {
-        self.shared.reactor.borrow_mut()
-    }
-}
-
 impl Shared {
     // ANCHOR: turn
     /// Steps 2 to 4 of a turn: sleep as long as nothing needs doing, then
@@ -379,14 +340,8 @@ impl Shared {
         let tasks = self.tasks.borrow();
         let waiting = std::iter::once((TaskId::ROOT, root))
             .chain(tasks.iter().map(|(&id, task)| (id, &task.arc)));
-        let stuck = self.holds.borrow().stuck(waiting)?;
+        let stuck = stuck::stuck(&self.poll_state, waiting)?;
         // A wake that came from another thread just now: not stuck.
         (!self.wakeups.any_ready()).then_some(stuck)
-    }
-
-    pub(crate) fn update_stats(&self, change: impl FnOnce(&mut Stats)) {
-        let mut stats = self.stats.get();
-        change(&mut stats);
-        self.stats.set(stats);
     }
 }

@@ -15,8 +15,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use crate::executor::Handle;
-use crate::stuck::{HeldWaker, WaitKind};
+use crate::poll_state::{HeldWaker, PollState, WaitKind};
 use crate::waker::TaskId;
 
 /// A task that panicked: the panic was caught at the edge of its poll.
@@ -40,8 +39,9 @@ pub enum JoinError {
     /// It panicked.
     #[error("{0}")]
     Panicked(TaskPanic),
-    /// It was dropped before it finished, with its executor.
-    #[error("the task was dropped before it finished (its executor was dropped)")]
+    /// It was dropped before it finished: its executor was dropped, or
+    /// the [`TaskSet`](crate::TaskSet) it belonged to.
+    #[error("the task was dropped before it finished (cancelled)")]
     Cancelled,
 }
 
@@ -84,20 +84,41 @@ impl<T> Fail for JoinState<T> {
 }
 
 /// A future of a task's output. Dropping it detaches the task.
+///
+/// # Examples
+///
+/// A task that panics ends alone; its handle says how:
+///
+/// ```
+/// use executor::{Executor, JoinError};
+///
+/// let executor = Executor::new()?;
+/// let fine = executor.spawn(async { "fine" });
+/// let broken = executor.spawn(async { panic!("broken") });
+/// let (fine, broken) = executor.block_on(async { (fine.await, broken.await) })?;
+/// assert_eq!(fine, Ok("fine"));
+/// assert!(matches!(broken, Err(JoinError::Panicked(p)) if p.message == "broken"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct JoinHandle<T> {
     id: TaskId,
     state: Rc<JoinState<T>>,
-    handle: Handle,
+    /// Where the awaiting task's waker is counted while it waits.
+    poll_state: Rc<PollState>,
     /// The output has been returned: polling again is a bug.
     taken: bool,
 }
 
 impl<T> JoinHandle<T> {
-    pub(crate) fn new(id: TaskId, state: Rc<JoinState<T>>, handle: Handle) -> JoinHandle<T> {
+    pub(crate) fn new(
+        id: TaskId,
+        state: Rc<JoinState<T>>,
+        poll_state: Rc<PollState>,
+    ) -> JoinHandle<T> {
         JoinHandle {
             id,
             state,
-            handle,
+            poll_state,
             taken: false,
         }
     }
@@ -123,12 +144,12 @@ impl<T> Future for JoinHandle<T> {
         assert!(!this.taken, "a JoinHandle polled after it returned");
         if let Some(result) = this.state.result.borrow_mut().take() {
             this.taken = true;
-            this.handle.progress();
+            this.poll_state.progress();
             return Poll::Ready(result);
         }
         let mut waiter = this.state.waiter.borrow_mut();
         if !waiter.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-            *waiter = Some(HeldWaker::new(&this.handle, cx.waker(), WaitKind::Join));
+            *waiter = Some(HeldWaker::new(&this.poll_state, cx.waker(), WaitKind::Join));
         }
         Poll::Pending
     }

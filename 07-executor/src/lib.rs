@@ -13,24 +13,33 @@
 //!
 //! # Layout
 //!
-//! Read in this order:
+//! Read in the order of chapter 8, which builds this crate up in steps;
+//! the first three are examples, before any of the crate:
 //!
-//! - `waker.rs`: wakers from `std::task::Wake`, the ready queue they
-//!   push to, and why they must be `Send + Sync`;
-//! - `notify.rs`: the self-pipe that lets another thread interrupt the
-//!   loop's `epoll_wait`;
-//! - `reactor.rs`: stage 4's [`Selector`](select::Selector) (epoll) with one
-//!   waker per socket and direction;
-//! - [`Executor`] (`executor.rs`): the loop and `block_on`; `task.rs`:
-//!   spawn and one poll of a task; then `join.rs` ([`JoinHandle`]) and `stuck.rs` (when nothing can wake the
-//!   tasks left: [`Stuck`]);
-//! - `time.rs`: [`Sleep`] and [`Handle::timeout`], on stage 6's timer heap;
-//! - [`Semaphore`] (`semaphore.rs`): FIFO, for `--conns`;
-//! - [`AsyncConn`] (`conn.rs`): a connection whose `send` and `recv` are
-//!   futures, and the [`InFlight`] guard that poisons it when a request is
-//!   dropped half-way;
-//! - `request.rs`: [`request`], 01-sync's request with `.await`s;
-//! - `stage.rs`: [`Futures`], the stage.
+//! - `examples/step1_countdown.rs`: a future by hand, and the contract of
+//!   `poll`; `step2_busy_poll.rs` and `step3_park.rs`: a `block_on` that
+//!   polls without rest, then one that sleeps until the waker calls;
+//! - step 4, many tasks: [`Executor`] (`executor.rs`), the loop and
+//!   `block_on`; [`Handle`] (`handle.rs`), spawning a task and one poll of
+//!   it; `task.rs`, what a task holds, in the table of `task_map.rs`;
+//!   `waker.rs`, the wakers and the ready queue they push to;
+//!   `reactor.rs`, stage 4's [`Selector`](select::Selector) (epoll) with
+//!   one waker per socket and direction; [`AsyncConn`] (`conn.rs`), a
+//!   connection whose `send` and `recv` are futures;
+//! - step 5, an `async fn`: `request.rs`, [`exchange`], 01-sync's request
+//!   with `.await`s (and, at the end of this page, why `poll` takes a pin);
+//! - step 6, cancellation: [`request`] and the [`InFlight`] guard
+//!   (`conn.rs`) that poisons a connection when a request is dropped
+//!   half-way;
+//! - step 7, structured concurrency: [`TaskSet`] (`task_set.rs`), tasks
+//!   that end with their owner, and [`JoinHandle`] (`join.rs`);
+//! - then the parts the steps pass over: `notify.rs`, the self-pipe that
+//!   lets another thread interrupt the loop's `epoll_wait` (why wakers are
+//!   `Send + Sync` is in `waker.rs`); `time.rs`, [`Sleep`] and
+//!   [`Handle::timeout`] on stage 6's timer heap; `poll_state.rs` and
+//!   `stuck.rs`, how the loop knows that nothing can wake the tasks left
+//!   ([`Stuck`]); [`Semaphore`] (`semaphore.rs`), FIFO, for `--conns`;
+//!   [`Stats`] (`stats.rs`); and `stage.rs`, [`Futures`], the stage.
 //!
 //! # Implementation
 //!
@@ -45,28 +54,72 @@
 //! each other alive; dropping the [`Executor`] drops every task left in it
 //! (their destructors run, which is how a task is cancelled) and breaks
 //! the cycle.
+//!
+//! # Why `poll` takes `Pin<&mut Self>`
+//!
+//! The future of an `async fn` keeps its locals, and a local that borrows
+//! another local across an `.await` points into the future itself: moved
+//! after its first poll, it would point at where it used to be. So `poll`
+//! takes the future *pinned*, a promise that it will not move again, and
+//! only a type that is `Unpin` (safe to move: no pointer into itself) can
+//! be pinned by `Pin::new` as if it were a plain `&mut`. The compiler makes
+//! every `async fn`'s future `!Unpin`, and refuses this (error E0277,
+//! "cannot be unpinned"):
+//!
+//! ```compile_fail,E0277
+#![doc = include_str!("../tests/compile_fail/unpinned_poll.rs")]
+//! ```
+//!
+//! Pinned where it stands, with `std::pin::pin!`, it compiles: the future
+//! can no longer be moved, since the pinned reference is all that is left
+//! of it.
+//!
+//! ```
+//! use std::future::Future;
+//! use std::pin::pin;
+//! use std::task::{Context, Poll, Waker};
+//!
+//! async fn sum_after_a_yield() -> u32 {
+//!     let numbers = [1, 2, 3];
+//!     let first = &numbers[0];
+//!     std::future::ready(()).await;
+//!     *first + numbers[2]
+//! }
+//!
+//! let mut future = pin!(sum_after_a_yield());
+//! let mut cx = Context::from_waker(Waker::noop());
+//! assert_eq!(future.as_mut().poll(&mut cx), Poll::Ready(4));
+//! ```
 
 #![forbid(unsafe_code)]
 
 mod conn;
 mod executor;
+mod handle;
 mod join;
 mod notify;
+mod poll_state;
 mod reactor;
 mod request;
 mod semaphore;
 mod stage;
+mod stats;
 mod stuck;
 mod task;
+mod task_map;
+mod task_set;
 mod time;
 mod waker;
 
-pub use conn::{AsyncConn, InFlight, ReadReply, WriteLine};
-pub use executor::{Executor, Handle, RunError, Stats};
+pub use conn::{AsyncConn, InFlight, RecvReply, SendRequest};
+pub use executor::{Executor, RunError};
+pub use handle::Handle;
 pub use join::{JoinError, JoinHandle, TaskPanic};
 pub use request::{exchange, request};
 pub use semaphore::{Acquire, Permit, Semaphore};
 pub use stage::Futures;
+pub use stats::Stats;
 pub use stuck::Stuck;
+pub use task_set::TaskSet;
 pub use time::{Elapsed, Sleep};
 pub use waker::TaskId;

@@ -28,10 +28,44 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
 
-use crate::executor::Handle;
-use crate::stuck::{HeldWaker, WaitKind};
+use crate::handle::Handle;
+use crate::poll_state::{HeldWaker, WaitKind};
 
 /// Permits for tasks, handed out in the order they were asked for.
+///
+/// # Examples
+///
+/// Three tasks and one permit: they run one at a time, in order.
+///
+/// ```
+/// use std::cell::RefCell;
+/// use std::rc::Rc;
+/// use std::time::Duration;
+/// use executor::{Executor, Semaphore};
+///
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let one = Semaphore::new(&handle, 1);
+/// let order = Rc::new(RefCell::new(Vec::new()));
+/// let tasks: Vec<_> = (0..3)
+///     .map(|n| {
+///         let (one, order, handle) = (one.clone(), order.clone(), handle.clone());
+///         executor.spawn(async move {
+///             let _permit = one.acquire().await;
+///             order.borrow_mut().push(n);
+///             handle.sleep(Duration::from_millis(1)).await;
+///         })
+///     })
+///     .collect();
+/// executor.block_on(async {
+///     for task in tasks {
+///         task.await.unwrap();
+///     }
+/// })?;
+/// assert_eq!(*order.borrow(), [0, 1, 2]);
+/// assert_eq!(one.available(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Semaphore {
     state: Rc<RefCell<State>>,
@@ -147,7 +181,7 @@ impl Future for Acquire {
                 id,
                 granted: false,
                 waker: Some(HeldWaker::new(
-                    &semaphore.handle,
+                    semaphore.handle.poll_state(),
                     cx.waker(),
                     WaitKind::Permit,
                 )),
@@ -176,7 +210,7 @@ impl Future for Acquire {
             .is_some_and(|w| w.will_wake(cx.waker()))
         {
             waiter.waker = Some(HeldWaker::new(
-                &semaphore.handle,
+                semaphore.handle.poll_state(),
                 cx.waker(),
                 WaitKind::Permit,
             ));

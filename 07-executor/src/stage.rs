@@ -39,15 +39,38 @@ use testbed::store::{Lane, Store, StoreError};
 use testbed::workload::Item;
 
 use crate::conn::AsyncConn;
-use crate::executor::{Executor, Handle, Stats};
+use crate::executor::Executor;
+use crate::handle::Handle;
 use crate::request::request;
 use crate::semaphore::Semaphore;
+use crate::stats::Stats;
 
 /// How many task panics the report lists by name (the count is always
 /// there): a bug that panics every task should not print 20,000 lines.
 const PANICS_LISTED: usize = 5;
 
 /// The futures stage.
+///
+/// # Examples
+///
+/// The whole stage, as the `07-executor` binary runs it, against an
+/// embedded server:
+///
+/// ```
+/// use executor::Futures;
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+///
+/// let settings = Settings {
+///     items: 20,
+///     conns: 5,
+///     latency: "1ms".parse()?,
+///     ..Settings::default()
+/// };
+/// let execution = execute(&Futures::default(), &settings)?;
+/// assert_eq!((execution.report.ok, execution.report.wrong), (20, 0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Futures {
     /// Keep a connection whose request was cancelled by the read timeout
@@ -57,8 +80,8 @@ pub struct Futures {
 }
 
 impl Stage for Futures {
-    fn name(&self) -> String {
-        "executor".into()
+    fn name(&self) -> &'static str {
+        "executor"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

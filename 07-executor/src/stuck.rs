@@ -15,7 +15,7 @@
 //! A `Waker` made from an `Arc` is counted by that `Arc`: every clone is a
 //! strong reference. The executor keeps exactly [`OWN_REFS`] per task (the
 //! `Arc`, and the `Waker` it polls with), and the primitives of this crate
-//! say how many they keep ([`HeldWaker`]), so
+//! say how many they keep (`HeldWaker`, in `poll_state.rs`), so
 //! `strong_count - OWN_REFS - held here` is the number of wakers of that
 //! task held by someone else. When it is zero for every waiting task, the
 //! run is stuck: [`Stuck`] names each task and what it waits on, like
@@ -34,87 +34,43 @@
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{Ordering, fence};
-use std::task::Waker;
 
-use crate::executor::Handle;
-use crate::waker::{TaskId, TaskMap, TaskWaker};
+use crate::poll_state::{PollState, WaitKind};
+use crate::waker::{TaskId, TaskWaker};
 
 /// References to a task's waker that the executor itself keeps: the `Arc`
 /// in its task table and the `Waker` it polls with.
 pub(crate) const OWN_REFS: usize = 2;
 
-/// What one of this crate's primitives makes a task wait for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum WaitKind {
-    /// A [`Semaphore`](crate::Semaphore) permit.
-    Permit,
-    /// Another task's end, through its [`JoinHandle`](crate::JoinHandle).
-    Join,
-}
-
-impl WaitKind {
-    fn what(self) -> &'static str {
-        match self {
-            WaitKind::Permit => "a semaphore permit",
-            WaitKind::Join => "another task to finish",
-        }
-    }
-}
-
 /// What a stuck task waits on when nobody holds a waker of it at all.
 const NO_WAKER: &str = "nothing: its future returned Pending and kept no waker";
 
-/// The wakers the primitives of this crate hold, per task.
-#[derive(Debug, Default)]
-pub(crate) struct Holds {
-    /// How many, and the kind of the latest.
-    by_task: TaskMap<(usize, WaitKind)>,
-}
-
-impl Holds {
-    fn add(&mut self, task: TaskId, kind: WaitKind) {
-        let entry = self.by_task.entry(task).or_insert((0, kind));
-        *entry = (entry.0 + 1, kind);
-    }
-
-    fn remove(&mut self, task: TaskId) {
-        if let Some(entry) = self.by_task.get_mut(&task) {
-            entry.0 -= 1;
-            if entry.0 == 0 {
-                self.by_task.remove(&task);
-            }
+// ANCHOR: stuck
+/// `Some` when no task of `waiting` can be woken by anyone but another
+/// task: every waker beyond the executor's own is held by this crate's
+/// primitives, as `state` counts them.
+pub(crate) fn stuck<'a>(
+    state: &PollState,
+    waiting: impl Iterator<Item = (TaskId, &'a Arc<TaskWaker>)>,
+) -> Option<Stuck> {
+    let mut tasks = Vec::new();
+    for (id, arc) in waiting {
+        let wakers = Arc::strong_count(arc) - OWN_REFS;
+        let (here, kind) = state.held(id);
+        if wakers > here {
+            // Someone else holds one: another thread, very likely.
+            return None;
         }
+        tasks.push((id, kind.map_or(NO_WAKER, WaitKind::what)));
     }
-
-    // ANCHOR: stuck
-    /// `Some` when no task of `waiting` can be woken by anyone but another
-    /// task: every waker beyond the executor's own is held here.
-    pub(crate) fn stuck<'a>(
-        &self,
-        waiting: impl Iterator<Item = (TaskId, &'a Arc<TaskWaker>)>,
-    ) -> Option<Stuck> {
-        let mut tasks = Vec::new();
-        for (id, arc) in waiting {
-            let wakers = Arc::strong_count(arc) - OWN_REFS;
-            let (here, kind) = self
-                .by_task
-                .get(&id)
-                .map_or((0, None), |&(n, k)| (n, Some(k)));
-            if wakers > here {
-                // Someone else holds one: another thread, very likely.
-                return None;
-            }
-            tasks.push((id, kind.map_or(NO_WAKER, WaitKind::what)));
-        }
-        // A thread that woke a task and then dropped its waker did the wake
-        // first; this fence makes that wake visible to the caller's next
-        // look at the queue (`Arc`'s drop is a release).
-        fence(Ordering::Acquire);
-        tasks.sort_unstable_by_key(|&(id, _)| id);
-        Some(Stuck { tasks })
-    }
-    // ANCHOR_END: stuck
+    // A thread that woke a task and then dropped its waker did the wake
+    // first; this fence makes that wake visible to the caller's next
+    // look at the queue (`Arc`'s drop is a release).
+    fence(Ordering::Acquire);
+    tasks.sort_unstable_by_key(|&(id, _)| id);
+    Some(Stuck { tasks })
 }
+// ANCHOR_END: stuck
 
 /// Tasks that wait with nothing left to wake them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,51 +104,3 @@ impl fmt::Display for Stuck {
 }
 
 impl std::error::Error for Stuck {}
-
-/// A waker kept by one of this crate's primitives, counted in [`Holds`]
-/// while it is kept. Only a waker of the task being polled is counted:
-/// a foreign waker (a combinator's own) tells nothing about a task.
-pub(crate) struct HeldWaker {
-    waker: Waker,
-    held: Option<(Handle, TaskId)>,
-}
-
-impl HeldWaker {
-    /// Keeps a clone of `waker` for a wait of `kind`.
-    pub(crate) fn new(handle: &Handle, waker: &Waker, kind: WaitKind) -> HeldWaker {
-        let shared = &handle.shared;
-        let task = shared
-            .polling
-            .borrow()
-            .as_ref()
-            .filter(|(_, polled_with)| polled_with.will_wake(waker))
-            .map(|&(id, _)| id);
-        if let Some(task) = task {
-            shared.holds.borrow_mut().add(task, kind);
-        }
-        HeldWaker {
-            waker: waker.clone(),
-            held: task.map(|task| (handle.clone(), task)),
-        }
-    }
-
-    /// Would this wake the same task as `waker`?
-    pub(crate) fn will_wake(&self, waker: &Waker) -> bool {
-        self.waker.will_wake(waker)
-    }
-
-    /// Stops counting it, then wakes it.
-    pub(crate) fn wake(mut self) {
-        let waker = std::mem::replace(&mut self.waker, Waker::noop().clone());
-        drop(self);
-        waker.wake();
-    }
-}
-
-impl Drop for HeldWaker {
-    fn drop(&mut self) {
-        if let Some((handle, task)) = self.held.take() {
-            handle.shared.holds.borrow_mut().remove(task);
-        }
-    }
-}

@@ -1,41 +1,33 @@
-//! A task: a spawned future, boxed, with its number and its waker; and
-//! one poll of it.
+//! A task: a spawned future, boxed, with its number and its waker.
 //!
-//! [`Handle::spawn`] wraps the future in one that hands its output to the
-//! [`JoinHandle`], boxes it (the loop keeps futures of every type in one
-//! table, so behind a `dyn Future`), and wakes it once so that the loop
-//! polls it on its next turn. From then on, only its waker brings it back.
+//! [`Task::new`] wraps the future in one that hands its output to the
+//! [`JoinHandle`](crate::JoinHandle)'s state, and boxes it: the loop keeps
+//! futures of every type in one table, so behind a `dyn Future`. A task
+//! that is dropped unfinished (cancelled) ends its `JoinHandle` with
+//! [`JoinError::Cancelled`].
 //!
-//! A poll takes the future *out* of the table and holds no borrow of the
-//! executor while it runs: the future is about to use the executor through
-//! its handle (spawn, park on a socket, set a timer). It runs inside
-//! `catch_unwind`, so a panic ends this task and no other.
-//!
-//! Not here: when tasks are polled (the loop, `executor.rs`).
+//! Not here: spawning and polling tasks (`executor.rs`).
 
 use std::future::Future;
-use std::panic::{self, AssertUnwindSafe};
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::Waker;
 
-use crate::executor::{Handle, Shared};
-use crate::join::{Fail, JoinError, JoinHandle, JoinState, TaskPanic};
-use crate::waker::{TaskId, TaskWaker};
+use crate::join::{Fail, JoinError, JoinState};
+use crate::waker::{TaskId, TaskWaker, Wakeups};
 
 /// A spawned future and what the loop needs to poll it.
 pub(crate) struct Task {
     /// `None` while it is being polled.
-    future: Option<Pin<Box<dyn Future<Output = ()>>>>,
+    pub(crate) future: Option<Pin<Box<dyn Future<Output = ()>>>>,
     /// Shared with every clone of `waker`: the loop reads its count.
     pub(crate) arc: Arc<TaskWaker>,
     /// Made once, cloned for each poll.
-    waker: Waker,
-    /// Ends the task's `JoinHandle` with an error, if it never finishes.
+    pub(crate) waker: Waker,
     /// Its `JoinHandle`'s state, without the output type: for ending it
-    /// with an error. `None` once the task has finished.
-    join: Option<Rc<dyn Fail>>,
+    /// with an error if it never finishes. `None` once it has finished.
+    pub(crate) join: Option<Rc<dyn Fail>>,
 }
 
 impl Drop for Task {
@@ -46,22 +38,22 @@ impl Drop for Task {
     }
 }
 
-impl Handle {
-    // ANCHOR: spawn
-    /// Starts `future` as a task, polled for the first time on the loop's
-    /// next turn; the [`JoinHandle`] is a future of its output. Dropping
-    /// the handle detaches the task: it runs on.
-    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+// ANCHOR: task_new
+impl Task {
+    /// Task `id`, running `future`, not yet queued; and the state its
+    /// `JoinHandle` will read the output from.
+    pub(crate) fn new<F>(
+        id: TaskId,
+        future: F,
+        wakeups: Arc<Wakeups>,
+    ) -> (Task, Rc<JoinState<F::Output>>)
     where
         F: Future + 'static,
         F::Output: 'static,
     {
-        let shared = &self.shared;
-        let id = TaskId(shared.next_id.get());
-        shared.next_id.set(id.0 + 1);
         let state = Rc::new(JoinState::new());
         let done = state.clone();
-        let arc = TaskWaker::new(id, shared.wakeups.clone());
+        let arc = TaskWaker::new(id, wakeups);
         let task = Task {
             future: Some(Box::pin(async move {
                 let output = future.await;
@@ -71,111 +63,7 @@ impl Handle {
             arc,
             join: Some(state.clone()),
         };
-        task.waker.wake_by_ref();
-        let live = {
-            let mut tasks = shared.tasks.borrow_mut();
-            tasks.insert(id, task);
-            tasks.len()
-        };
-        shared.update_stats(|s| {
-            s.spawned += 1;
-            s.peak_tasks = s.peak_tasks.max(live);
-        });
-        JoinHandle::new(id, state, self.clone())
-    }
-    // ANCHOR_END: spawn
-}
-
-impl Shared {
-    // ANCHOR: poll_task
-    /// Polls task `id` once, if it still exists: a stale wake (of a task
-    /// that finished) finds nothing and does nothing.
-    pub(crate) fn poll_task(&self, id: TaskId) {
-        let (mut future, waker) = {
-            let mut tasks = self.tasks.borrow_mut();
-            let Some(task) = tasks.get_mut(&id) else {
-                return;
-            };
-            let Some(future) = task.future.take() else {
-                return;
-            };
-            // Before the poll: a wake during it must queue the task again.
-            task.arc.unschedule();
-            (future, task.waker.clone())
-        };
-        // No borrow is held across the poll: the task is about to use the
-        // executor (spawn, park, sleep) through its handle.
-        let polled = self.polled(id, &waker, || {
-            panic::catch_unwind(AssertUnwindSafe(|| {
-                future.as_mut().poll(&mut Context::from_waker(&waker))
-            }))
-        });
-        match polled {
-            Ok(Poll::Pending) => {
-                if let Some(task) = self.tasks.borrow_mut().get_mut(&id) {
-                    task.future = Some(future);
-                }
-            }
-            Ok(Poll::Ready(())) => {
-                let task = self.tasks.borrow_mut().remove(&id);
-                if let Some(mut task) = task {
-                    // Finished: its JoinHandle already has the output.
-                    task.join = None;
-                }
-            }
-            Err(payload) => self.task_panicked(id, payload.as_ref(), future),
-        }
-    }
-    // ANCHOR_END: poll_task
-
-    /// Polls the root future once.
-    pub(crate) fn poll_root<T>(
-        &self,
-        future: Pin<&mut impl Future<Output = T>>,
-        waker: &Waker,
-    ) -> Poll<T> {
-        self.polled(TaskId::ROOT, waker, || {
-            future.poll(&mut Context::from_waker(waker))
-        })
-    }
-
-    /// Runs one poll of task `id` with `waker`, keeping the counters and
-    /// telling the primitives which task is being polled.
-    fn polled<R>(&self, id: TaskId, waker: &Waker, poll: impl FnOnce() -> R) -> R {
-        self.progress.set(false);
-        *self.polling.borrow_mut() = Some((id, waker.clone()));
-        let result = poll();
-        *self.polling.borrow_mut() = None;
-        let idle = !self.progress.get();
-        self.update_stats(|s| {
-            s.polls += 1;
-            s.idle_polls += u64::from(idle);
-        });
-        result
-    }
-
-    /// A task's poll panicked: the task ends, its handle says why, the
-    /// executor lists it, and the others go on.
-    fn task_panicked(
-        &self,
-        id: TaskId,
-        payload: &(dyn std::any::Any + Send),
-        future: Pin<Box<dyn Future<Output = ()>>>,
-    ) {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-        let panic = TaskPanic { task: id, message };
-        // The future's destructors run now; one that panics too is not
-        // allowed to take the loop down with it.
-        let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
-        let task = self.tasks.borrow_mut().remove(&id);
-        if let Some(join) = task.and_then(|mut task| task.join.take()) {
-            join.fail(JoinError::Panicked(panic.clone()));
-        }
-        self.panics.borrow_mut().push(panic);
-        self.update_stats(|s| s.panics += 1);
+        (task, state)
     }
 }
+// ANCHOR_END: task_new

@@ -26,14 +26,29 @@ use std::time::{Duration, Instant};
 
 use scheduler::TimerId;
 
-use crate::executor::Handle;
+use crate::handle::Handle;
 
 /// A `timeout` ran out before its future finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("no result within {0:?}")]
 pub struct Elapsed(pub Duration);
 
-/// A future that is ready at a deadline.
+/// A future that is ready at a deadline; dropped before, it takes its
+/// timer out of the executor's heap.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use executor::Executor;
+///
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let started = Instant::now();
+/// executor.block_on(handle.sleep(Duration::from_millis(5)))?;
+/// assert!(started.elapsed() >= Duration::from_millis(5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Sleep {
     handle: Handle,
     deadline: Instant,
@@ -63,6 +78,25 @@ impl Handle {
     /// the middle of whatever it was doing. That is the only way to stop a
     /// future, and what it leaves behind is the caller's problem (a socket
     /// with half a conversation on it: see `AsyncConn::begin`).
+    ///
+    /// The future it returns owns `future` and a `Sleep`, and borrows
+    /// nothing from `self`: `+ use<F>` says so (it captures the type `F`
+    /// and no lifetime), so the handle can be dropped while it runs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use executor::{Elapsed, Executor};
+    ///
+    /// let executor = Executor::new()?;
+    /// let handle = executor.handle();
+    /// let never = std::future::pending::<()>();
+    /// let limit = Duration::from_millis(5);
+    /// assert_eq!(executor.block_on(handle.timeout(limit, never))?, Err(Elapsed(limit)));
+    /// assert_eq!(executor.block_on(handle.timeout(limit, async { 7 }))?, Ok(7));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn timeout<F: Future>(
         &self,
         limit: Duration,

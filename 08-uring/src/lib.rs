@@ -72,8 +72,8 @@ pub use crate::lane::{Finished, LaneConfig};
 pub struct Uring;
 
 impl Stage for Uring {
-    fn name(&self) -> String {
-        "uring".into()
+    fn name(&self) -> &'static str {
+        "uring"
     }
 
     /// No io_uring, no run: refused before anything starts, with the cause

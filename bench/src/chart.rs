@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use testbed::timeline::{escape, svg_start, thousands};
+use testbed::svg::{escape, header, thousands};
 
 use crate::contenders::{self, Kind};
 use crate::race::{Race, Row};
@@ -54,7 +54,7 @@ pub fn render(race: &Race) -> String {
     let left = LABELS;
     let right = LABELS + PANEL + GAP;
 
-    let mut svg = svg_start(width, height);
+    let mut svg = header(width, height);
     // `write!` to a String cannot fail; the results are ignored throughout.
     let _ = writeln!(
         svg,

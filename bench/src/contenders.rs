@@ -21,6 +21,30 @@
 //! connections, and only the stages that wait on many connections at once
 //! are asked to hold thousands ([`Group::Scale`]). A stage that forks is
 //! run in a process of its own automatically ([`crate::run`]).
+//!
+//! # Examples
+//!
+//! Every contender is a [`Stage`], run by the harness like any stage
+//! binary: here each one, rungs and references, on ten items.
+//!
+//! ```
+//! use bench::contenders::CONTENDERS;
+//! use testbed::cli::Settings;
+//! use testbed::harness::execute;
+//!
+//! let settings = Settings {
+//!     items: 10,
+//!     conns: 4,
+//!     latency: "1ms".parse().expect("a latency"),
+//!     ..Settings::default()
+//! };
+//! for contender in CONTENDERS {
+//!     let stage = (contender.make)();
+//!     let report = execute(stage.as_ref(), &settings)?.report;
+//!     assert_eq!((report.ok, report.lost), (10, 0), "{}", contender.name);
+//! }
+//! # Ok::<(), testbed::harness::HarnessError>(())
+//! ```
 
 use testbed::stage::Stage;
 
@@ -190,6 +214,15 @@ pub const CONTENDERS: &[Contender] = &[
 // ANCHOR_END: registry
 
 /// The contender called `name`.
+///
+/// ```
+/// use bench::contenders::{Kind, find};
+///
+/// let tokio = find("tokio").expect("a reference");
+/// assert_eq!((tokio.kind, (tokio.make)().name()), (Kind::Reference, "tokio"));
+/// assert!(find("select-epoll").is_some_and(|c| c.kind == Kind::Rung));
+/// assert!(find("select").is_none(), "a stage with variants has a line per variant");
+/// ```
 pub fn find(name: &str) -> Option<&'static Contender> {
     CONTENDERS.iter().find(|c| c.name == name)
 }

@@ -127,7 +127,7 @@ impl<'a> Metered<'a> {
 }
 
 impl Stage for Metered<'_> {
-    fn name(&self) -> String {
+    fn name(&self) -> &'static str {
         self.stage.name()
     }
 
@@ -139,7 +139,7 @@ impl Stage for Metered<'_> {
         self.stage.forks()
     }
 
-    fn read_timeout(&self) -> testbed::stage::ReadTimeout {
+    fn read_timeout(&self) -> testbed::stage::ReadTimeoutSupport {
         self.stage.read_timeout()
     }
 

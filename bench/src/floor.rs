@@ -8,8 +8,8 @@
 //! by comparing its bytes with the line the server must send (`OK`, then
 //! `200 <hash>`), computed in memory. What it still does, because the
 //! workload asks it of every contender: one `INSERT` per item, the same
-//! [`Store::record`] the rungs call, so the harness can verify the run like
-//! any other. Its CPU per item is then the system calls of the
+//! [`Store::record`](testbed::store::Store::record) the rungs call, so the
+//! harness can verify the run like any other. Its CPU per item is then the system calls of the
 //! conversation, loopback TCP and SQLite, and the race shows each row as a
 //! multiple of it (the "× floor" column).
 //!
@@ -70,8 +70,8 @@ struct Conn {
 }
 
 impl Stage for Floor {
-    fn name(&self) -> String {
-        "floor".into()
+    fn name(&self) -> &'static str {
+        "floor"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

@@ -55,6 +55,7 @@ pub mod contenders;
 pub mod cpu;
 pub mod floor;
 pub mod race;
+pub mod racing;
 pub mod run;
 pub mod servers;
 pub mod syscalls;

@@ -3,7 +3,7 @@
 //!
 //! Not here: the runs ([`crate::race`]) or the chart ([`crate::chart`]).
 
-use testbed::timeline::thousands;
+use testbed::svg::thousands;
 
 use crate::race::{Race, Row};
 use crate::run::Lap;

@@ -108,10 +108,10 @@ struct Shared {
 }
 
 impl Stage for Tasks {
-    fn name(&self) -> String {
+    fn name(&self) -> &'static str {
         match self.flavor {
-            Flavor::MultiThread => "tokio".into(),
-            Flavor::CurrentThread => "tokio-ct".into(),
+            Flavor::MultiThread => "tokio",
+            Flavor::CurrentThread => "tokio-ct",
         }
     }
 

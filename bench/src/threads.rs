@@ -50,8 +50,8 @@ struct Done {
 }
 
 impl Stage for Threads {
-    fn name(&self) -> String {
-        "threads".into()
+    fn name(&self) -> &'static str {
+        "threads"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

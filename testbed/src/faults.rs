@@ -126,6 +126,28 @@ impl fmt::Display for Fault {
 /// For a phase, only the faults that [apply](Fault::applies_to) to it are
 /// stacked, so `nak=0.1,ko=0.1` with two phases NAKs 10% of the `HEAD`s and
 /// fails 10% of the `BODY`s that follow (9% of all items).
+///
+/// # Examples
+///
+/// Which items fail is decided by `(seed, id, phase)` alone, so the report
+/// can recompute what each item's outcome must be:
+///
+/// ```
+/// use testbed::faults::{Fault, FaultPlan};
+/// use testbed::outcome::ErrorKind;
+/// use testbed::protocol::{ItemId, Phases};
+///
+/// let plan: FaultPlan = "nak=0.1,ko=0.1".parse().expect("a valid spec");
+/// assert_eq!(plan.rate(Fault::Nak), 0.1);
+/// let must_fail = |id| plan.expected(1, ItemId(id), Phases::Two);
+/// // The same answer every time it is asked.
+/// assert_eq!(must_fail(17), must_fail(17));
+/// // 10% of the HEADs are NAKed, then 10% of the BODYs that follow fail:
+/// // about 19% of the items.
+/// let failing = (0..1_000).filter(|&id| must_fail(id).is_some()).count();
+/// assert!((150..=230).contains(&failing), "{failing} of 1000");
+/// assert!((0..1_000).all(|id| must_fail(id) != Some(ErrorKind::Timeout)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FaultPlan {
     /// Probability per kind, indexed like [`Fault::ALL`].

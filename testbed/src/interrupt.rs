@@ -93,9 +93,13 @@ impl AsFd for Signals {
 #[derive(Debug, Clone)]
 pub struct RunRecord {
     /// The stage's name.
-    pub stage: String,
+    pub stage: &'static str,
     /// The run's settings.
     pub settings: Settings,
+    /// The connections the run could have in flight: the stage's own
+    /// count (`Stage::connections`: one for 01-sync, whatever `--conns`
+    /// says), at most one an item.
+    pub concurrency: usize,
     /// Its database.
     pub target: DbTarget,
     /// When it started.
@@ -160,7 +164,7 @@ impl RunRecord {
         let db_connections: std::collections::BTreeSet<u32> =
             rows.iter().map(|row| row.db_conn).collect();
         let facts = RunFacts {
-            concurrency: self.settings.conns.min(items),
+            concurrency: self.concurrency,
             elapsed,
             mean_service: self.settings.latency.mean(),
             faults: embedded.then_some((
@@ -169,7 +173,7 @@ impl RunRecord {
             )),
             external_server: !embedded,
             db_connections: db_connections.len() as u64,
-            ..RunFacts::new(self.stage.clone(), self.settings.phases)
+            ..RunFacts::new(self.stage, self.settings.phases)
         };
         text.push_str(&Report::build(&list, &rows, facts).to_string());
         if let Some(dir) = &self.scratch {

@@ -13,13 +13,33 @@ use crate::duration::{format_duration, parse_duration};
 use crate::protocol::{ItemId, Phase};
 
 /// The forms `--latency` accepts, quoted in every error about it.
-pub const LATENCY_FORMS: &str = "10ms (fixed), uniform:1ms..20ms, exp:10ms (exponential with that mean), bimodal:0.1:100ms:5ms (10% take 100ms, the rest 5ms), pareto:2ms:1.5 (at least 2ms, a heavy tail of shape 1.5, above 1)";
+pub const LATENCY_FORMS: &str = "10ms (fixed), uniform:1ms..20ms, exp:10ms (exponential with that mean), bimodal:0.1:100ms:5ms (10% take 100ms, the rest 5ms), pareto:2ms:1.5 (at least 2ms, a heavy tail of shape 1.5, above 1), every duration at most a day";
 
 /// The largest Pareto shape accepted: beyond it the tail is too thin to
 /// matter (at 100, one request in a million takes 15% over the minimum).
 const MAX_PARETO_SHAPE: f64 = 100.0;
 
 /// A distribution of service times.
+///
+/// # Examples
+///
+/// Parsed from the `--latency` forms; a draw is a pure function of the
+/// seed, the item and the phase, so every run of a seed sees the same
+/// service times:
+///
+/// ```
+/// use std::time::Duration;
+///
+/// use testbed::latency::LatencyModel;
+/// use testbed::protocol::{ItemId, Phase};
+///
+/// let model: LatencyModel = "bimodal:0.1:100ms:5ms".parse().expect("a valid spec");
+/// // 10% of 100 ms plus 90% of 5 ms: the mean Little's law uses.
+/// assert_eq!(model.mean(), Duration::from_micros(14_500));
+/// let draw = model.sample(7, ItemId(3), Phase::Head);
+/// assert_eq!(draw, model.sample(7, ItemId(3), Phase::Head));
+/// assert!(draw == Duration::from_millis(100) || draw == Duration::from_millis(5));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LatencyModel {
     /// Every request takes exactly this long.

@@ -13,7 +13,8 @@
 //!   and the descriptor limit that thousands of connections need
 //!   ([`limits`]);
 //! - the work ([`workload`]), the results database ([`store`]), the report
-//!   that verifies it ([`report`]) and the picture of a run ([`timeline`]);
+//!   that verifies it ([`report`]) and the picture of a run ([`timeline`],
+//!   drawn with [`svg`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
 //!   harness that runs a stage end to end ([`harness`]), the watchdog that
 //!   speaks when a run stalls ([`watchdog`]) and the account of a run cut
@@ -52,6 +53,7 @@ pub mod report;
 pub mod server;
 pub mod stage;
 pub mod store;
+pub mod svg;
 pub mod testing;
 pub mod timeline;
 pub mod watchdog;

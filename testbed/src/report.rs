@@ -34,8 +34,11 @@
 //! differ from the faults the server injected (and by how much), a default
 //! the harness applied.
 //!
-//! `report/text.rs` is the table for people.
+//! `report/rows.rs` is what one stored row means (its verdict) and the
+//! latency percentiles over all of them; `report/text.rs` is the table for
+//! people.
 
+mod rows;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -50,6 +53,8 @@ use crate::outcome::ErrorKind;
 use crate::protocol::{ItemId, Phases};
 use crate::store::Row;
 use crate::workload::Item;
+
+use self::rows::{Verdict, percentiles, verdict};
 
 /// The report's JSON keys that are a stable contract (`docs/report.md`):
 /// programs that read reports (the bench's race, tests) may
@@ -113,7 +118,8 @@ pub struct RunFacts {
     pub stage_stats: BTreeMap<String, serde_json::Value>,
     /// The run talked to a server it did not start (`--server`).
     pub external_server: bool,
-    /// How the embedded server ended, if it died during the run.
+    /// How the server ended, if it died or went away during the run: the
+    /// embedded server's end, or what the harness saw of an external one.
     pub server_died: Option<String>,
     /// When the embedded server was down (`--outage`), from the run's
     /// epoch.
@@ -161,6 +167,35 @@ pub struct LatencyMs {
 /// (`docs/report.md`); keys may be added, never renamed.
 /// It also deserialises, so a program can read back a report that a stage
 /// printed with `--json` in another process (the bench's race does).
+///
+/// # Examples
+///
+/// The report is built from the database's rows, not from what a stage
+/// says: an item with no row is `lost`, and the run is not sound.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// use testbed::protocol::Phases;
+/// use testbed::report::{Report, RunFacts};
+/// use testbed::store::{DbTarget, Lane, Store};
+/// use testbed::workload::items;
+///
+/// let list = items(3, 1);
+/// let mut store = Store::create_run(&DbTarget::memory(), Instant::now(), "example")?;
+/// for item in &list[..2] {
+///     store.record(item.id, Lane(0), Instant::now(), &Ok(item.expected_result()))?;
+/// }
+/// let mut facts = RunFacts::new("example", Phases::Two);
+/// facts.concurrency = 1;
+/// facts.elapsed = Duration::from_millis(20);
+/// facts.mean_service = Duration::from_millis(5);
+/// let report = Report::build(&list, &store.rows()?, facts);
+/// assert_eq!((report.ok, report.lost, report.wrong), (2, 1, 0));
+/// assert_eq!(report.lost_ids, [list[2].id.0]);
+/// assert!(!report.is_sound());
+/// # Ok::<(), testbed::store::StoreError>(())
+/// ```
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// The stage's package name.
@@ -268,10 +303,20 @@ impl Report {
         report.rates(&facts);
         report.note_drift(facts.faults.and_then(|(plan, _)| plan.outage()).is_some());
         if let Some(death) = &facts.server_died {
-            report.problems.push(format!(
-                "the embedded server died during the run: {death}; the failures after its \
-                 death are its, not the stage's"
-            ));
+            // The items after its death failed in no time, at no service
+            // cost: an efficiency would measure the death, not the stage.
+            report.efficiency = None;
+            report.problems.push(if facts.external_server {
+                format!(
+                    "the server went away during the run: {death}; the failures after that are \
+                     its, not the stage's, and the run measures nothing"
+                )
+            } else {
+                format!(
+                    "the embedded server died during the run: {death}; the failures after its \
+                     death are its, not the stage's"
+                )
+            });
         }
         if report.reached_no_server() {
             // Failing fast against nothing is not efficiency (see `rates`).
@@ -422,70 +467,6 @@ impl Report {
     /// The report as one line of JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a report is plain data and always serialises")
-    }
-}
-
-enum Verdict {
-    Ok,
-    Failed(ErrorKind),
-    Wrong(String),
-}
-
-/// Classifies one stored row. `expected` is `None` when the server's faults
-/// are unknown, `Some(None)` when it must have succeeded, `Some(Some(kind))`
-/// when it forced that failure.
-fn verdict(item: &Item, row: &Row, expected: Option<Option<ErrorKind>>) -> Verdict {
-    let id = item.id;
-    match (&row.outcome, expected) {
-        (Ok(hash), _) if *hash != item.expected_result() => Verdict::Wrong(format!(
-            "item {id}: result {hash}, expected {}",
-            item.expected_result()
-        )),
-        (Ok(_), Some(Some(kind))) => Verdict::Wrong(format!(
-            "item {id}: recorded ok, but the server made it fail ({kind})"
-        )),
-        (Ok(_), _) => Verdict::Ok,
-        (Err(failure), Some(expected)) if expected != Some(failure.kind) => {
-            // Only the server can make an item NAK, KO or garble its reply;
-            // a client that records one the server did not send invented it.
-            // Timeouts, closes and refusals can come from the client's own
-            // settings or the network, so they count as plain failures.
-            let invented = matches!(
-                failure.kind,
-                ErrorKind::Nak | ErrorKind::Ko | ErrorKind::Protocol
-            );
-            if invented {
-                let sent = expected.map_or("success".to_owned(), |k| k.to_string());
-                Verdict::Wrong(format!(
-                    "item {id}: recorded {failure}, but the server sent {sent}"
-                ))
-            } else {
-                Verdict::Failed(failure.kind)
-            }
-        }
-        (Err(failure), _) => Verdict::Failed(failure.kind),
-    }
-}
-
-fn percentiles(rows: &[Row]) -> LatencyMs {
-    let mut micros: Vec<u64> = rows
-        .iter()
-        .map(|r| r.finished_us.saturating_sub(r.started_us))
-        .collect();
-    if micros.is_empty() {
-        return LatencyMs::default();
-    }
-    micros.sort_unstable();
-    // Nearest-rank percentile: the smallest value with at least p% at or
-    // below it.
-    let rank = |p: f64| {
-        let index = ((p / 100.0) * micros.len() as f64).ceil() as usize;
-        micros[index.clamp(1, micros.len()) - 1] as f64 / 1e3
-    };
-    LatencyMs {
-        p50: rank(50.0),
-        p99: rank(99.0),
-        max: rank(100.0),
     }
 }
 

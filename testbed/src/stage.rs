@@ -60,6 +60,12 @@ pub struct Scenario {
 /// seconds, not minutes.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long a run may record nothing before the stall watchdog speaks
+/// ([`Scenario::stall_after`]'s default): far longer than any service time
+/// a run simulates on purpose, short enough that a person still waiting
+/// for output has not given up yet.
+pub const STALL: Duration = Duration::from_secs(10);
+
 impl Scenario {
     /// A scenario for `items` against the server at `server`, recording
     /// into `db`: one connection, two phases, no read timeout, the default
@@ -75,7 +81,7 @@ impl Scenario {
             db,
             epoch: Instant::now(),
             progress: Progress::hidden(),
-            stall_after: crate::watchdog::STALL,
+            stall_after: STALL,
         }
     }
 
@@ -166,7 +172,7 @@ pub enum StageError {
 /// Whether a stage can fail a request whose reply does not come in time
 /// (`--read-timeout`), in the stage's own words when it cannot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadTimeout {
+pub enum ReadTimeoutSupport {
     /// It can: a reply later than `--read-timeout` fails its item with
     /// `timeout`.
     Enforced,
@@ -175,17 +181,17 @@ pub enum ReadTimeout {
     Missing(&'static str),
 }
 
-impl ReadTimeout {
+impl ReadTimeoutSupport {
     /// The stage enforces a read timeout.
     pub fn is_enforced(self) -> bool {
-        self == ReadTimeout::Enforced
+        self == ReadTimeoutSupport::Enforced
     }
 }
 
 /// One rung of the ladder.
 pub trait Stage {
     /// The package name (`sync`, `fork`, `select`...), used in reports.
-    fn name(&self) -> String;
+    fn name(&self) -> &'static str;
 
     /// Does the stage record through several database connections at once
     /// (so it needs a file, which the harness provides when `--db` is not
@@ -204,8 +210,8 @@ pub trait Stage {
     /// Can the stage enforce `--read-timeout`? The stage says, and when it
     /// cannot, says why and what to use instead: the harness prints those
     /// words, so the harness itself never names a rung.
-    fn read_timeout(&self) -> ReadTimeout {
-        ReadTimeout::Enforced
+    fn read_timeout(&self) -> ReadTimeoutSupport {
+        ReadTimeoutSupport::Enforced
     }
 
     /// Can the stage run on this machine at all? `Err` says why not, how

@@ -169,6 +169,29 @@ const SCHEMA: &str = "
 ";
 
 /// One connection to the results database.
+///
+/// # Examples
+///
+/// An outcome is stored once: a second one for the same item is refused,
+/// never an overwrite.
+///
+/// ```
+/// use std::time::Instant;
+///
+/// use testbed::store::{DbTarget, Lane, Store, StoreError};
+/// use testbed::workload::items;
+///
+/// let target = DbTarget::memory();
+/// let mut store = Store::create_run(&target, Instant::now(), "example")?;
+/// let item = &items(1, 7)[0];
+/// let started = Instant::now();
+/// store.record(item.id, Lane(0), started, &Ok(item.expected_result()))?;
+/// let again = store.record(item.id, Lane(0), started, &Ok(item.expected_result()));
+/// assert!(matches!(again, Err(StoreError::Duplicate(id)) if id == item.id));
+/// let rows = store.rows()?;
+/// assert_eq!((rows.len(), rows[0].lane), (1, Lane(0)));
+/// # Ok::<(), StoreError>(())
+/// ```
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,

@@ -5,12 +5,14 @@
 //! hangs, so [`run_bin`] kills it at the deadline and says so. (Polling
 //! `try_wait` is not a sleep-then-assert: the sleep only paces the poll.)
 //! [`run_bin_interrupted`] does the same for a run stopped by a signal.
+//! [`smoke_run`] is the first test of every stage binary: a short run that
+//! must verify, whose report the test then reads for the stage's figures.
 //!
 //! [`Script`] is a stream whose replies are written in advance, so a test
 //! can drive request code (`Conn<Script>`) through every reply, right or
 //! wrong, without a socket or a clock.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -18,6 +20,17 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use nix::sys::signal::Signal;
+
+mod hostile;
+mod script;
+
+pub use script::Script;
+
+pub use hostile::{
+    BAD_DURATIONS, STAGE_DURATION_FLAGS, assert_durations_refused, assert_full_stdout_reported,
+    assert_gone_server_is_a_problem, assert_longest_durations_run, assert_quiet_on_closed_stdout,
+    assert_stage_survives_hostile_use,
+};
 
 use crate::conformance::{announce, late_replies, patient};
 use crate::duration::{format_duration, parse_duration};
@@ -33,6 +46,20 @@ pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> 
     let mut command = Command::new(program.as_ref());
     command.args(args);
     run_command(command, deadline)
+}
+
+/// [`run_bin`] with the child's stdout sent to `stdout` (a closed pipe,
+/// `/dev/full`...); the output's `stdout` is then empty.
+#[track_caller]
+pub fn run_bin_to(
+    program: impl AsRef<Path>,
+    args: &[&str],
+    stdout: Stdio,
+    deadline: Duration,
+) -> Output {
+    let mut command = Command::new(program.as_ref());
+    command.args(args);
+    Running::start_with(command, Some(stdout)).finish(deadline)
 }
 
 /// [`run_bin`] for a command built by the caller (with an environment, a
@@ -93,7 +120,14 @@ struct Running {
 
 impl Running {
     #[track_caller]
-    fn start(mut command: Command) -> Running {
+    fn start(command: Command) -> Running {
+        Running::start_with(command, None)
+    }
+
+    /// [`Running::start`], with `stdout` where the child writes instead of
+    /// a pipe this process drains.
+    #[track_caller]
+    fn start_with(mut command: Command, stdout: Option<Stdio>) -> Running {
         let description = format!(
             "{} {:?}",
             Path::new(command.get_program()).display(),
@@ -102,9 +136,10 @@ impl Running {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
         );
+        let given = stdout.is_some();
         let mut child = command
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(stdout.unwrap_or_else(Stdio::piped))
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
@@ -115,7 +150,13 @@ impl Running {
                 buf
             })
         };
-        let out = drain(Box::new(child.stdout.take().expect("stdout was piped")));
+        let out = match child.stdout.take() {
+            Some(pipe) => drain(Box::new(pipe)),
+            None => {
+                assert!(given, "stdout was piped");
+                drain(Box::new(io::empty()))
+            }
+        };
         let err = drain(Box::new(child.stderr.take().expect("stderr was piped")));
         Running {
             child,
@@ -251,6 +292,58 @@ pub fn timeline_of(program: impl AsRef<Path>, args: &[&str], deadline: Duration)
     std::fs::read_to_string(&path).expect("the timeline was written")
 }
 
+/// The smoke run every stage binary's tests start with: `program` with
+/// `--items ITEMS`, then `args`, then `--json`. The run must exit 0 with
+/// one JSON report that has every key of the contract
+/// ([`CONTRACT_KEYS`](crate::report::CONTRACT_KEYS)), names `stage`, and
+/// has every item `ok`, none `lost` or `wrong`. Returns the report, for the
+/// stage's own figures.
+///
+/// Not run here: a doc test has no stage binary to start (cargo names one
+/// only to its own package's integration tests, as `CARGO_BIN_EXE_<name>`).
+///
+/// ```no_run
+/// use std::time::Duration;
+///
+/// // In 01-sync's `tests/`: `env!("CARGO_BIN_EXE_01-sync")`.
+/// let report = testbed::testing::smoke_run(
+///     "target/debug/01-sync",
+///     "sync",
+///     20,
+///     &["--latency", "1ms"],
+///     Duration::from_secs(30),
+/// );
+/// assert_eq!(report["db_connections"], 1);
+/// ```
+#[track_caller]
+pub fn smoke_run(
+    program: impl AsRef<Path>,
+    stage: &str,
+    items: u64,
+    args: &[&str],
+    deadline: Duration,
+) -> serde_json::Value {
+    let items_arg = items.to_string();
+    let args = [&["--items", items_arg.as_str()][..], args, &["--json"]].concat();
+    let output = run_bin(program, &args, deadline);
+    assert!(output.status.success(), "{args:?}: {output:?}");
+    let report = json_report(&output);
+    for key in crate::report::CONTRACT_KEYS {
+        assert!(report.get(key).is_some(), "no {key} in {report}");
+    }
+    assert_eq!(report["stage"], stage, "{report}");
+    assert_eq!(
+        (
+            report["ok"].as_u64(),
+            report["lost"].as_u64(),
+            report["wrong"].as_u64()
+        ),
+        (Some(items), Some(0), Some(0)),
+        "ok, lost, wrong: {report}"
+    );
+    report
+}
+
 /// Runs `work` on a thread of its own and returns its result; panics if it
 /// has not returned within `deadline` (the thread is left behind), so a
 /// loop that hangs fails its test instead of hanging the suite. For work
@@ -275,62 +368,6 @@ pub fn within<T: Send + 'static>(
             Err(payload) => std::panic::resume_unwind(payload),
             Ok(()) => unreachable!("work that returns has sent its result"),
         },
-    }
-}
-
-/// A fake peer for request code: reads come from a script written in
-/// advance, writes are recorded. An empty script reads as a closed
-/// connection (end of stream), which is what a server that drops the
-/// connection looks like.
-#[derive(Debug, Default)]
-pub struct Script {
-    replies: io::Cursor<Vec<u8>>,
-    sent: Vec<u8>,
-    /// Hand out one byte per read, the worst split a peer can produce.
-    byte_by_byte: bool,
-}
-
-impl Script {
-    /// A peer that will answer with these bytes, in order.
-    pub fn new(replies: impl Into<Vec<u8>>) -> Script {
-        Script {
-            replies: io::Cursor::new(replies.into()),
-            sent: Vec::new(),
-            byte_by_byte: false,
-        }
-    }
-
-    /// The same peer, but each read returns a single byte: a reader that
-    /// assumes a line arrives in one read fails against it.
-    pub fn byte_by_byte(mut self) -> Script {
-        self.byte_by_byte = true;
-        self
-    }
-
-    /// Everything written to the peer so far, as text.
-    pub fn sent(&self) -> String {
-        String::from_utf8_lossy(&self.sent).into_owned()
-    }
-}
-
-impl Read for Script {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = if self.byte_by_byte {
-            buf.len().min(1)
-        } else {
-            buf.len()
-        };
-        self.replies.read(&mut buf[..n])
-    }
-}
-
-impl Write for Script {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.sent.write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
     }
 }
 

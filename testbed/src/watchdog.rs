@@ -4,9 +4,13 @@
 //! in a debugger) holds a request forever unless the stage times it out,
 //! and a run waiting on it printed nothing at all: no progress, no error,
 //! no end. The watchdog notices that no outcome has been recorded for
-//! [`STALL`], and prints on stderr what the run is waiting on and how to
-//! bound it ([`Stall`]); again after twice as long, and so on, so a run
-//! stuck for an hour says so a dozen times, not three hundred.
+//! [`Scenario::stall_after`] ([`STALL`] unless a test shortens it), and
+//! prints on stderr what the run is waiting on and how to bound it
+//! ([`Stall`]); again after twice as long, and so on, so a run stuck for an
+//! hour says so a dozen times, not three hundred.
+//!
+//! [`Scenario::stall_after`]: crate::stage::Scenario::stall_after
+//! [`STALL`]: crate::stage::STALL
 //!
 //! It runs on a thread of its own ([`Monitor`]), which also collects SIGINT
 //! and SIGTERM for the harness when the binary asked for them
@@ -35,23 +39,18 @@ pub use sockets::{Connections, connections_to};
 use crate::duration::format_duration;
 use crate::interrupt::{RunRecord, Signals};
 use crate::progress::Progress;
-use crate::stage::ReadTimeout;
-
-/// How long a run may record nothing before the watchdog speaks: far
-/// longer than any service time a run simulates on purpose, short enough
-/// that a person still waiting for output has not given up yet.
-pub const STALL: Duration = Duration::from_secs(10);
+use crate::stage::ReadTimeoutSupport;
 
 /// How often the watchdog looks: often enough to speak within a second of
-/// [`STALL`], rarely enough to cost nothing. Never more rarely than a
-/// tenth of the stall, for the tests' short ones.
+/// [`STALL`](crate::stage::STALL), rarely enough to cost nothing. Never
+/// more rarely than a tenth of the stall, for the tests' short ones.
 const TICK: Duration = Duration::from_secs(1);
 
 /// What a stalled run is waiting on, in words for a person.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stall {
     /// The stage's name.
-    pub stage: String,
+    pub stage: &'static str,
     /// How long nothing has been recorded.
     pub quiet: Duration,
     /// Items recorded so far.
@@ -65,7 +64,7 @@ pub struct Stall {
     /// The read timeout the stage runs with.
     pub read_timeout: Option<Duration>,
     /// Whether the stage has a read timeout at all, in its own words.
-    pub read_timeout_support: ReadTimeout,
+    pub read_timeout_support: ReadTimeoutSupport,
 }
 
 impl fmt::Display for Stall {
@@ -116,12 +115,12 @@ impl fmt::Display for Stall {
                  (--read-timeout)",
                 format_duration(timeout)
             ),
-            (None, ReadTimeout::Enforced) => write!(
+            (None, ReadTimeoutSupport::Enforced) => write!(
                 f,
                 "; nothing bounds the wait: --read-timeout (e.g. 1s) fails a request the \
                  server never answers"
             ),
-            (None, ReadTimeout::Missing(why)) => write!(
+            (None, ReadTimeoutSupport::Missing(why)) => write!(
                 f,
                 "; {} has no read timeout ({why}), so a request the server never answers \
                  waits forever: stop the run (Ctrl-C)",
@@ -131,7 +130,8 @@ impl fmt::Display for Stall {
     }
 }
 
-/// When to speak: after [`STALL`] of silence, then after twice as long.
+/// When to speak: after the stall's length of silence, then after twice as
+/// long.
 #[derive(Debug)]
 pub struct Silence {
     recorded: u64,
@@ -142,7 +142,7 @@ pub struct Silence {
 
 impl Silence {
     /// Nothing recorded yet, from now; the first word after `stall`
-    /// ([`STALL`] unless a test cannot wait that long).
+    /// ([`crate::stage::STALL`] unless a test cannot wait that long).
     pub fn new(stall: Duration) -> Silence {
         Silence {
             recorded: 0,
@@ -174,7 +174,7 @@ impl Silence {
 #[derive(Debug, Clone)]
 pub struct Watch {
     /// The stage's name.
-    pub stage: String,
+    pub stage: &'static str,
     /// Items in the run.
     pub items: u64,
     /// Where the requests go.
@@ -182,7 +182,7 @@ pub struct Watch {
     /// The read timeout the stage runs with.
     pub read_timeout: Option<Duration>,
     /// Whether the stage has a read timeout at all, in its own words.
-    pub read_timeout_support: ReadTimeout,
+    pub read_timeout_support: ReadTimeoutSupport,
     /// The count the stage's stores tick.
     pub progress: Progress,
     /// How long the run may record nothing before the watchdog speaks.
@@ -265,7 +265,7 @@ fn watch_loop(watch: &Watch, stop: &PipeReader, interrupt: Option<&(Arc<Signals>
         }
         if let Some(quiet) = silence.observe(recorded) {
             let stall = Stall {
-                stage: watch.stage.clone(),
+                stage: watch.stage,
                 quiet,
                 recorded,
                 items: watch.items,
@@ -282,10 +282,11 @@ fn watch_loop(watch: &Watch, stop: &PipeReader, interrupt: Option<&(Arc<Signals>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stage::STALL;
 
     fn stall() -> Stall {
         Stall {
-            stage: "select".into(),
+            stage: "select",
             quiet: Duration::from_secs(10),
             recorded: 480,
             items: 500,
@@ -297,7 +298,7 @@ mod tests {
                 oldest: Some(Duration::from_millis(12_300)),
             }),
             read_timeout: None,
-            read_timeout_support: ReadTimeout::Missing(
+            read_timeout_support: ReadTimeoutSupport::Missing(
                 "timeouts are stage 5's lesson: try 05-pool",
             ),
         }
@@ -316,7 +317,7 @@ mod tests {
         }
         let bounded = Stall {
             read_timeout: Some(Duration::from_secs(30)),
-            read_timeout_support: ReadTimeout::Enforced,
+            read_timeout_support: ReadTimeoutSupport::Enforced,
             ..stall()
         };
         assert!(
@@ -325,7 +326,7 @@ mod tests {
                 .contains("after 30.00s (--read-timeout)")
         );
         let unbounded = Stall {
-            read_timeout_support: ReadTimeout::Enforced,
+            read_timeout_support: ReadTimeoutSupport::Enforced,
             ..stall()
         };
         assert!(unbounded.to_string().contains("--read-timeout (e.g. 1s)"));

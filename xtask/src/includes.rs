@@ -124,7 +124,14 @@ fn included(page: &Path, directive: &str) -> Option<String> {
 }
 
 /// The `path[:anchor]` parts of the `{{#include ...}}` directives on a line.
-fn directives(line: &str) -> Vec<&str> {
+///
+/// ```
+/// use xtask::includes::directives;
+///
+/// let line = "see {{#include ../../04-select/src/lib.rs:wait}} and {{#include x.md}}";
+/// assert_eq!(directives(line), ["../../04-select/src/lib.rs:wait", "x.md"]);
+/// ```
+pub fn directives(line: &str) -> Vec<&str> {
     let mut found = Vec::new();
     let mut rest = line;
     while let Some(start) = rest.find("{{#include ") {
@@ -136,7 +143,25 @@ fn directives(line: &str) -> Vec<&str> {
     found
 }
 
-/// Resolves one directive relative to the page that contains it.
+/// Resolves one directive relative to the page that contains it: the
+/// file must exist, the anchor (if any) must open and close in it, and
+/// what it brings in must not be blank. Line numbers are refused: they
+/// point at other lines as soon as the code changes.
+///
+/// ```
+/// use xtask::includes::check_include;
+///
+/// let dir = std::env::temp_dir().join(format!("xtask-doc-include-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// std::fs::write(dir.join("code.rs"), "// ANCHOR: f\nfn f() {}\n// ANCHOR_END: f\n")?;
+/// let page = dir.join("chapter.md");
+/// assert!(check_include(&page, "code.rs:f").is_ok());
+/// let renamed = check_include(&page, "code.rs:g").unwrap_err();
+/// assert!(renamed.to_string().starts_with("no anchor 'g'"));
+/// assert!(check_include(&page, "code.rs:1:3").is_err());
+/// std::fs::remove_dir_all(&dir)?;
+/// # anyhow::Ok(())
+/// ```
 pub fn check_include(page: &Path, directive: &str) -> Result<()> {
     let (path, selector) = match directive.split_once(':') {
         Some((path, selector)) => (path, Some(selector)),
@@ -161,8 +186,17 @@ pub fn check_include(page: &Path, directive: &str) -> Result<()> {
 
 /// The lines between `ANCHOR: name` and `ANCHOR_END: name`, without any
 /// other anchor lines (as mdBook does). Like mdBook, a marker may sit
-/// anywhere on its line (`// ANCHOR: x`, `<!-- ANCHOR: x -->`).
-fn anchored(text: &str, anchor: &str) -> Option<String> {
+/// anywhere on its line (`// ANCHOR: x`, `<!-- ANCHOR: x -->`). `None`
+/// if the anchor does not both open and close.
+///
+/// ```
+/// use xtask::includes::anchored;
+///
+/// let code = "// ANCHOR: f\nfn f() {}\n// ANCHOR: inner\n// ANCHOR_END: inner\n// ANCHOR_END: f\n";
+/// assert_eq!(anchored(code, "f").as_deref(), Some("fn f() {}\n"));
+/// assert_eq!(anchored(code, "g"), None);
+/// ```
+pub fn anchored(text: &str, anchor: &str) -> Option<String> {
     let mut inside = false;
     let mut closed = false;
     let mut body = String::new();

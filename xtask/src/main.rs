@@ -1,88 +1,29 @@
-//! `cargo xtask`: the project's own tooling, in Rust so CI needs only cargo.
-//!
-//! - `cargo xtask check-book`: every `{{#include}}` in the book points at a
-//!   file and anchor that exist and include something, then `mdbook build
-//!   book` must print no warning.
-//! - `cargo xtask book-stats`: words, code blocks and code lines per page,
-//!   includes expanded (what the teachers' session plan is measured with).
-//! - `cargo xtask starters [DIR]`: writes the exercise starters (the
-//!   solutions with their marked regions replaced by `todo!()`) to DIR,
-//!   `book/starters` by default, a folder a teacher can hand out.
-//! - `cargo xtask check-exercises`: the committed starters match the
-//!   solutions, every starter compiles, every starter *fails* its tests and
-//!   every solution passes them.
-//! - `cargo xtask handout DIR`: writes the students' repository (stages,
-//!   testbed, starters as workspace members, a `Cargo.lock`, the book
-//!   without solutions); `cargo xtask check-handout` makes one and checks
-//!   that its tests fail only in the starters and its book shows no
-//!   solution.
-//! - `cargo xtask figures`: reruns the stages that made the book's figures
-//!   and rewrites them (timelines and their figure tables);
-//!   `cargo xtask figures --check` reruns them and fails if a committed
-//!   figure disagrees with its run or was edited by hand.
-//!
-//! Not here: anything a stage or a test needs at run time.
+//! The `cargo xtask` binary: reads the command line and runs the task. The
+//! tasks themselves are in the library (`lib.rs`).
 
-mod figures;
-mod handout;
-mod includes;
-mod starters;
-mod tidy;
+use std::process::ExitCode;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use clap::Parser;
 
-use anyhow::{Context, Result, bail};
+use xtask::BadInput;
+use xtask::cargo::workspace_root;
+use xtask::cli::Cli;
 
-fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let root = workspace_root();
-    match args.first().map(String::as_str) {
-        Some("check-book") => includes::check_book(&root),
-        Some("book-stats") => includes::book_stats(&root),
-        Some("starters") => {
-            let out = args
-                .get(1)
-                .map_or_else(|| root.join(starters::DEFAULT_DIR), PathBuf::from);
-            starters::write_all(&root, &out)?;
-            println!("starters written to {}", out.display());
-            Ok(())
+fn main() -> ExitCode {
+    // A bad task or flag ends here, with exit status 2 and clap's message,
+    // before any task has started.
+    let cli = Cli::parse();
+    match cli.task.run(&workspace_root()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // Bad input found by the task itself, before it wrote anything:
+        // the same status as a bad flag, and one line.
+        Err(error) if error.is::<BadInput>() => {
+            eprintln!("error: {error}");
+            ExitCode::from(2)
         }
-        Some("check-exercises") => starters::check(&root),
-        Some("handout") => match args.get(1) {
-            Some(dir) => {
-                handout::write(&root, Path::new(dir))?;
-                println!("hand-out written to {dir}");
-                Ok(())
-            }
-            None => bail!("usage: cargo xtask handout DIR"),
-        },
-        Some("check-handout") => handout::check(&root),
-        Some("figures") => figures::main(&root, &args[1..]),
-        _ => {
-            eprintln!(
-                "usage: cargo xtask check-book | book-stats | starters [DIR] | check-exercises | figures [--check [--release]] [NAME...] | handout DIR | check-handout"
-            );
-            std::process::exit(2)
+        Err(error) => {
+            eprintln!("Error: {error:?}");
+            ExitCode::FAILURE
         }
     }
-}
-
-/// The repository root: xtask lives one level below it.
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask is a folder inside the workspace")
-        .to_path_buf()
-}
-
-/// Runs a command, failing with its name if it does not succeed.
-fn run(command: &mut Command) -> Result<()> {
-    let status = command
-        .status()
-        .with_context(|| format!("cannot start {command:?}"))?;
-    if !status.success() {
-        bail!("{command:?} failed: {status}");
-    }
-    Ok(())
 }

@@ -1,30 +1,40 @@
 //! Tidy checks that run with `cargo test --workspace`: rules of the house
 //! that a reviewer should not have to remember.
 //!
-//! - Every Rust file starts with a `//!` comment saying what it is (STYLE.md,
-//!   point 2; rust-analyzer's `TidyDocs` is the model).
+//! - Every Rust file starts with a `//!` comment saying what it is, so a
+//!   reader who opens any file learns first what it is for
+//!   (rust-analyzer's `TidyDocs` is the model).
 //! - No `todo!()` or `unimplemented!()` outside the exercises (and xtask,
 //!   which writes them into the starters): a stub is not done.
 //! - Every shared flag and every report key is documented in `docs/`, so
 //!   the reference a reader finds there cannot fall behind the code.
+//! - No source, page or manifest points at a file outside the repository:
+//!   a reader who follows the pointer finds nothing.
 
 #[cfg(test)]
 mod tests {
     use std::path::{Path, PathBuf};
 
-    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    /// The files under `dir` whose names end with one of `endings`, but
+    /// for what is built or generated (`target`, the built book, the
+    /// starters) and hidden folders.
+    fn files_ending(dir: &Path, endings: &[&str], out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
         for entry in entries.flatten() {
             let path = entry.path();
             let name = path.file_name().unwrap_or_default().to_string_lossy();
-            if name == "target" || name.starts_with('.') || path.ends_with("book/starters") {
+            if name == "target"
+                || name.starts_with('.')
+                || path.ends_with("book/starters")
+                || path.ends_with("book/book")
+            {
                 continue;
             }
             if path.is_dir() {
-                rust_files(&path, out);
-            } else if name.ends_with(".rs") {
+                files_ending(&path, endings, out);
+            } else if endings.iter().any(|e| name.ends_with(e)) {
                 out.push(path);
             }
         }
@@ -32,7 +42,7 @@ mod tests {
 
     fn files() -> Vec<PathBuf> {
         let mut files = Vec::new();
-        rust_files(&crate::workspace_root(), &mut files);
+        files_ending(&crate::cargo::workspace_root(), &[".rs"], &mut files);
         assert!(files.len() > 10, "the walk found the workspace's files");
         files
     }
@@ -56,9 +66,9 @@ mod tests {
 
     #[test]
     fn no_stubs_outside_the_exercises() {
-        let exercises = crate::workspace_root().join("book/exercises");
+        let exercises = crate::cargo::workspace_root().join("book/exercises");
         // xtask writes the starters' todo!()s, so it names the macro.
-        let xtask = crate::workspace_root().join("xtask");
+        let xtask = crate::cargo::workspace_root().join("xtask");
         let stub = ["todo!", "unimplemented!"].map(|m| format!("{m}("));
         let stubbed: Vec<String> = files()
             .into_iter()
@@ -70,6 +80,38 @@ mod tests {
             .map(|path| path.display().to_string())
             .collect();
         assert!(stubbed.is_empty(), "stubs left in:\n{}", stubbed.join("\n"));
+    }
+
+    #[test]
+    fn nothing_points_outside_the_repository() {
+        let root = crate::cargo::workspace_root();
+        // Names of files a reader of this repository does not have (built
+        // here from parts, so that this file does not name them itself).
+        let outside: Vec<String> = ["STYLE", "DESIGN", "PROTOCOL"]
+            .iter()
+            .map(|name| format!("{name}.md"))
+            .filter(|file| !root.join(file).exists())
+            .chain([format!("../{}/", "shared")])
+            .collect();
+        let mut texts = Vec::new();
+        files_ending(&root, &[".rs", ".md", ".toml"], &mut texts);
+        assert!(texts.len() > 20, "the walk found the repository's files");
+        let pointers: Vec<String> = texts
+            .iter()
+            .flat_map(|path| {
+                let text = std::fs::read_to_string(path).unwrap_or_default();
+                outside
+                    .iter()
+                    .filter(|name| text.contains(name.as_str()))
+                    .map(|name| format!("{} names {name}", path.display()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(
+            pointers.is_empty(),
+            "pointers to files outside the repository:\n{}",
+            pointers.join("\n")
+        );
     }
 
     /// The `pub` fields of `struct NAME { ... }` in `text`, each with
@@ -99,7 +141,7 @@ mod tests {
     }
 
     fn read(path: &str) -> String {
-        std::fs::read_to_string(crate::workspace_root().join(path))
+        std::fs::read_to_string(crate::cargo::workspace_root().join(path))
             .unwrap_or_else(|e| panic!("{path}: {e}"))
     }
 

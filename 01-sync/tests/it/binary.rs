@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use testbed::store::{DbTarget, Store};
 use testbed::testing::{
-    Signal, json_report, run_bin, run_bin_interrupted, timeline_of, usage_error,
+    Signal, json_report, run_bin, run_bin_interrupted, smoke_run, timeline_of, usage_error,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_01-sync");
@@ -14,16 +14,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 #[test]
 fn json_is_one_object_with_the_contract_keys() {
-    let output = run_bin(
-        BIN,
-        &["--items", "20", "--latency", "1ms", "--json"],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let report = json_report(&output);
-    assert_eq!(report["stage"], "sync");
-    assert_eq!(report["ok"], 20);
-    assert_eq!(report["lost"], 0);
+    let report = smoke_run(BIN, "sync", 20, &["--latency", "1ms"], DEADLINE);
     assert_eq!(report["db_connections"], 1);
 }
 
@@ -165,7 +156,9 @@ fn an_interrupted_run_says_so_with_what_it_recorded_and_where() {
         let db_arg = db.to_string_lossy().into_owned();
         // 3,000 items one at a time, 40 ms each: two minutes, never finished.
         let args = ["--items", "3000", "--latency", "20ms", "--db", &db_arg];
-        let output = run_bin_interrupted(BIN, &args, signal, || rows(&db) > 0, DEADLINE);
+        // Two rows at least, so that "in flight" below is the stage's
+        // count, not the items'.
+        let output = run_bin_interrupted(BIN, &args, signal, || rows(&db) >= 2, DEADLINE);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(status), "{signal}: {stderr}");
         let recorded = rows(&db);
@@ -183,6 +176,8 @@ fn an_interrupted_run_says_so_with_what_it_recorded_and_where() {
             stderr.contains(&format!("sync: {recorded} items in")),
             "{stderr}"
         );
+        // Its one connection, not the default --conns 20 of other stages.
+        assert!(stderr.contains(" = 1 in flight"), "{stderr}");
         assert!(stderr.contains("lost                0"), "{stderr}");
         assert!(output.stdout.is_empty());
     }

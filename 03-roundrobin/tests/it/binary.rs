@@ -4,7 +4,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use testbed::testing::{
-    json_report, limit_descriptors, run_bin, run_command, run_timed_bin, timeline_of, usage_error,
+    json_report, limit_descriptors, run_bin, run_command, run_timed_bin, smoke_run, timeline_of,
+    usage_error,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_03-roundrobin");
@@ -12,24 +13,8 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 #[test]
 fn json_is_one_object_with_the_contract_and_stage_keys() {
-    let output = run_bin(
-        BIN,
-        &[
-            "--items",
-            "40",
-            "--conns",
-            "5",
-            "--latency",
-            "1ms",
-            "--json",
-        ],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let report = json_report(&output);
-    assert_eq!(report["stage"], "roundrobin");
-    assert_eq!(report["ok"], 40);
-    assert_eq!(report["lost"], 0);
+    let args = ["--conns", "5", "--latency", "1ms"];
+    let report = smoke_run(BIN, "roundrobin", 40, &args, DEADLINE);
     assert_eq!(report["conns"], 5);
     assert_eq!(report["db_connections"], 1);
     let stats = &report["stage_stats"];

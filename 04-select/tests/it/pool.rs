@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-use select::pool::{Pool, PoolConfig};
+use select::pool::{PoolConfig, SlotPool};
 use select::{Backend, Selector};
 use testbed::latency::LatencyModel;
 use testbed::protocol::Phases;
@@ -38,7 +38,7 @@ fn dispose_returns_at_its_timeout_and_drain_when_nothing_is_left() {
             size: 2,
             phases: Phases::One,
         };
-        let mut pool = Pool::new(Selector::new(backend).expect("a selector"), config);
+        let mut pool = SlotPool::new(Selector::new(backend).expect("a selector"), config);
         // Nothing in flight: nothing to wait for, so no wait at all.
         let start = Instant::now();
         assert_eq!(pool.dispose(None).expect("dispose"), 0);

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use select::pool::{FinishedItem, Pool, PoolConfig};
+use select::pool::{FinishedItem, PoolConfig, SlotPool};
 use select::{Backend, Selector};
 use testbed::conn::Conn;
 use testbed::protocol::{Phases, Reply, Request, ResultHash};
@@ -134,7 +134,7 @@ pub fn run_pool(
                 size,
                 phases,
             };
-            let mut pool = Pool::new(selector, config);
+            let mut pool = SlotPool::new(selector, config);
             for item in items {
                 pool.submit(
                     item,

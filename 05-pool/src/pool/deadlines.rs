@@ -10,7 +10,7 @@
 //! braces, before it acts.
 //!
 //! Not here: the queue itself ([`crate::timers`]), the loop that sleeps
-//! until the earliest deadline ([`Pool::turn`]).
+//! until the earliest deadline ([`CheckoutPool::turn`]).
 
 use std::io;
 use std::time::Instant;
@@ -19,7 +19,7 @@ use select::slot::SlotId;
 use testbed::duration::format_duration;
 use testbed::outcome::{ErrorKind, Failure};
 
-use super::{Place, Pool};
+use super::{CheckoutPool, Place};
 use crate::checkout::{CheckoutId, Holds, never_ran};
 use crate::journal::Happening;
 use crate::stats::CloseReason;
@@ -45,7 +45,7 @@ pub(super) enum Due {
 // ANCHOR_END: due
 
 /// Deadlines.
-impl Pool {
+impl CheckoutPool {
     // ANCHOR: fire_timers
     /// Fires every deadline that has passed at `now`, earliest first.
     pub(super) fn fire_timers(&mut self, now: Instant) -> io::Result<()> {

@@ -18,19 +18,19 @@ use select::slot::{Slot, SlotId, Turn};
 use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::Reply;
 
-use super::{Call, Place, Pool};
+use super::{Call, CheckoutPool, Place};
 use crate::checkout::FinishedCall;
 use crate::stats::CloseReason;
 
 // ANCHOR: handle_events
 /// Events: handshakes and replies.
-impl Pool {
+impl CheckoutPool {
     /// Hands each event of the last wait to the place it is about.
     pub(super) fn handle_events(&mut self) -> io::Result<()> {
         let events = std::mem::take(&mut self.events);
         for event in &events {
             let id = SlotId::from_token(event.token);
-            let Pool {
+            let CheckoutPool {
                 places, selector, ..
             } = self;
             match places.get_mut(id.index()) {

@@ -18,13 +18,13 @@ use select::slot::SlotId;
 use testbed::outcome::Failure;
 
 use super::deadlines::Due;
-use super::{Call, Place, Pool};
+use super::{Call, CheckoutPool, Place};
 use crate::checkout::{CheckoutId, FinishedCall, Holds, Pending, inherited, never_ran};
 use crate::journal::Happening;
 use crate::stats::CloseReason;
 
 /// Checkouts: granting, running their calls, ending them.
-impl Pool {
+impl CheckoutPool {
     // ANCHOR: assign
     /// Gives the free connection `slot` to checkout `id` (which `queued`
     /// for it, or not) at `now`, and starts its first call, if it has one.
@@ -76,7 +76,7 @@ impl Pool {
             started: Instant::now(),
         };
         let phases = self.config.phases;
-        let Pool {
+        let CheckoutPool {
             places, selector, ..
         } = self;
         let Place::Open(member) = &mut places[slot.index()] else {

@@ -3,22 +3,14 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, run_timed_bin, usage_error};
+use testbed::testing::{json_report, run_bin, run_timed_bin, smoke_run, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_05-pool");
 const DEADLINE: Duration = Duration::from_secs(60);
 
 #[test]
 fn json_is_one_object_with_the_pool_figures() {
-    let output = run_bin(
-        BIN,
-        &["--items", "40", "--latency", "1ms", "--json"],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let report = json_report(&output);
-    assert_eq!(report["stage"], "pool");
-    assert_eq!(report["ok"], 40);
+    let report = smoke_run(BIN, "pool", 40, &["--latency", "1ms"], DEADLINE);
     assert_eq!(report["server_accepted"], 20);
     for key in ["backend", "pool", "queue", "knobs", "loop"] {
         assert!(report["stage_stats"][key].is_string(), "stage_stats.{key}");

@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use pool::{Backend, Config, FinishedCall, Pool, Selector};
+use pool::{Backend, CheckoutPool, Config, FinishedCall, Selector};
 use testbed::server::{ServerConfig, SlowServer};
 use testbed::workload::Item;
 
@@ -60,15 +60,15 @@ pub fn new_pool(
     server: SocketAddr,
     size: usize,
     tune: impl FnOnce(&mut Config),
-) -> Pool {
+) -> CheckoutPool {
     let mut config = Config::new(server, size);
     tune(&mut config);
-    Pool::new(Selector::new(backend).expect("a selector"), config).expect("a valid config")
+    CheckoutPool::new(Selector::new(backend).expect("a selector"), config).expect("a valid config")
 }
 
 /// Sends `items` as the stage does (one checkout per item, at most `size`
 /// queued) and returns every completion.
-pub fn run_items(pool: &mut Pool, items: Vec<Item>) -> Vec<FinishedCall> {
+pub fn run_items(pool: &mut CheckoutPool, items: Vec<Item>) -> Vec<FinishedCall> {
     let size = pool.config().size;
     let mut items = items.into_iter().peekable();
     let mut done = Vec::new();

@@ -39,7 +39,8 @@ pub struct FiberPanic {
     pub message: String,
 }
 
-/// What [`Scheduler::run`] reports when every fiber has finished.
+/// What [`Scheduler::run`](crate::Scheduler::run) reports when every fiber
+/// has finished.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
     /// The run's counters.
@@ -48,7 +49,8 @@ pub struct Summary {
     pub panics: Vec<FiberPanic>,
 }
 
-/// Why [`Scheduler::run`] stopped before every fiber finished.
+/// Why [`Scheduler::run`](crate::Scheduler::run) stopped before every fiber
+/// finished.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// Fibers are blocked and nothing can wake them. They have been

@@ -2,31 +2,15 @@
 
 use std::time::Duration;
 
-use testbed::testing::{json_report, run_bin, usage_error};
+use testbed::testing::{json_report, run_bin, smoke_run, usage_error};
 
 const BIN: &str = env!("CARGO_BIN_EXE_06-scheduler");
 const DEADLINE: Duration = Duration::from_secs(60);
 
 #[test]
 fn json_is_one_object_with_the_contract_keys_and_stage_stats() {
-    let output = run_bin(
-        BIN,
-        &[
-            "--items",
-            "40",
-            "--conns",
-            "8",
-            "--latency",
-            "1ms",
-            "--json",
-        ],
-        DEADLINE,
-    );
-    assert!(output.status.success(), "{output:?}");
-    let report = json_report(&output);
-    assert_eq!(report["stage"], "scheduler");
-    assert_eq!(report["ok"], 40);
-    assert_eq!(report["lost"], 0);
+    let args = ["--conns", "8", "--latency", "1ms"];
+    let report = smoke_run(BIN, "scheduler", 40, &args, DEADLINE);
     assert_eq!(report["conns"], 8);
     assert_eq!(report["stage_stats"]["stack_kib"], 64);
     assert_eq!(report["stage_stats"]["fiber_panics"], 0);

@@ -8,7 +8,7 @@ use testbed::server::{ServerConfig, SlowServer};
 use testbed::store::{DbTarget, Store};
 use testbed::testing::{
     Signal, assert_connects_time_out, json_report, limit_descriptors, run_bin, run_bin_interrupted,
-    run_command, timeline_of, usage_error,
+    run_command, smoke_run, timeline_of, usage_error,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_08-uring");
@@ -16,26 +16,8 @@ const DEADLINE: Duration = Duration::from_secs(60);
 
 #[test]
 fn json_is_one_object_with_the_contract_keys_and_the_ring_figures() {
-    let args = [
-        "--items",
-        "40",
-        "--conns",
-        "8",
-        "--latency",
-        "1ms",
-        "--json",
-    ];
-    let output = run_bin(BIN, &args, DEADLINE);
-    assert!(output.status.success(), "{output:?}");
-    let report = json_report(&output);
-    for key in testbed::report::CONTRACT_KEYS {
-        assert!(report.get(key).is_some(), "no {key}");
-    }
-    assert_eq!(report["stage"], "uring");
-    assert_eq!(
-        (report["ok"].as_u64(), report["lost"].as_u64()),
-        (Some(40), Some(0))
-    );
+    let args = ["--conns", "8", "--latency", "1ms"];
+    let report = smoke_run(BIN, "uring", 40, &args, DEADLINE);
     let stats = &report["stage_stats"];
     assert!(
         stats["ring"].as_str().is_some_and(|s| s.contains("enters")),

@@ -6,6 +6,7 @@
 
 mod binary;
 mod conformance;
+mod hostile;
 mod peers;
 mod refusal;
 mod ring;

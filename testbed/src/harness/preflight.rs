@@ -10,8 +10,9 @@
 //!   that server decides;
 //! - the descriptors the run needs fit `RLIMIT_NOFILE`
 //!   ([`crate::limits`]);
-//! - `--db` is not the `--timeline` file, the timeline's file can be
-//!   written, and no other run holds the database ([`DbLock`]).
+//! - `--db` is a regular file (or none yet), not the `--timeline` file,
+//!   the timeline's file can be written, and no other run holds the
+//!   database ([`DbLock`]).
 //!
 //! It also settles what the run will use that the flags leave open: the
 //! read timeout against an external server, and the warnings a reader of
@@ -21,14 +22,13 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use crate::cli::Settings;
+use crate::cli::{Settings, same_file};
 use crate::duration::format_duration;
 use crate::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
-use crate::stage::{ReadTimeout, Stage};
+use crate::stage::{ReadTimeoutSupport, Stage};
 use crate::store::{DbLock, LockError};
 
 use super::HarnessError;
@@ -55,7 +55,9 @@ pub(super) struct Preflight {
 pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight, HarnessError> {
     let usage = |message: String| Err(HarnessError::Usage(message));
     stage.available().map_err(HarnessError::Usage)?;
-    if let (Some(_), ReadTimeout::Missing(why)) = (settings.read_timeout, stage.read_timeout()) {
+    if let (Some(_), ReadTimeoutSupport::Missing(why)) =
+        (settings.read_timeout, stage.read_timeout())
+    {
         return usage(format!(
             "{} has no read timeout ({why}); drop --read-timeout",
             stage.name()
@@ -80,8 +82,8 @@ pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight,
         && settings.read_timeout.is_none()
     {
         let hint = match stage.read_timeout() {
-            ReadTimeout::Enforced => "add --read-timeout (e.g. 100ms)".to_owned(),
-            ReadTimeout::Missing(why) => format!("this stage has no read timeout ({why})"),
+            ReadTimeoutSupport::Enforced => "add --read-timeout (e.g. 100ms)".to_owned(),
+            ReadTimeoutSupport::Missing(why) => format!("this stage has no read timeout ({why})"),
         };
         return usage(format!(
             "--faults {fault} needs a read timeout, or a request it hits waits forever: {hint}"
@@ -154,6 +156,9 @@ fn check_descriptors(stage: &dyn Stage, settings: &Settings) -> Result<(), Harne
 /// written: a run must not end by destroying its results, or by failing
 /// to save its picture after all the work.
 fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
+    if let Some(db) = &settings.db {
+        check_db(db)?;
+    }
     let Some(timeline) = &settings.timeline else {
         return Ok(());
     };
@@ -174,26 +179,26 @@ fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
     })
 }
 
-/// Whether two paths name one file: the same device and inode when both
-/// exist, the same absolute path (through the real parent directory)
-/// when they do not yet.
-fn same_file(a: &Path, b: &Path) -> bool {
-    if let (Ok(a), Ok(b)) = (a.metadata(), b.metadata()) {
-        return a.dev() == b.dev() && a.ino() == b.ino();
-    }
-    match (resolved(a), resolved(b)) {
-        (Some(a), Some(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// `path` with its parent directory resolved, if the parent exists.
-fn resolved(path: &Path) -> Option<PathBuf> {
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
+/// `--db` names a regular file, or none yet: SQLite keeps a database in a
+/// file and a journal beside it. A device took the whole run and then
+/// failed cryptically (`/dev/null`: "disk I/O error"; `/dev/full`:
+/// "database or disk is full"), and left a journal file in `/dev`.
+fn check_db(db: &Path) -> Result<(), HarnessError> {
+    let Ok(meta) = std::fs::metadata(db) else {
+        return Ok(()); // A new file; whether it can be made, the lock finds out.
     };
-    Some(parent.canonicalize().ok()?.join(path.file_name()?))
+    let kind = if meta.is_dir() {
+        "a directory"
+    } else if meta.is_file() {
+        return Ok(());
+    } else {
+        "a device or other special file"
+    };
+    Err(HarnessError::Usage(format!(
+        "--db {}: {kind}, not a file; the results are an SQLite database, which lives in a \
+         regular file: give a file's path, e.g. --db results.db",
+        db.display()
+    )))
 }
 
 /// Opens `path` for writing without changing it; a file made for the probe

@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use socket2::{Domain, Protocol, SockRef, Socket, Type};
+use socket2::{Domain, Protocol, Socket, Type};
 
 use super::session;
 use super::{BUSY_REASON, CONN_STACK, ConnId, LISTEN_BACKLOG, NO_DESCRIPTORS_REASON, Peer, Shared};
@@ -86,7 +86,7 @@ pub(super) fn accept_loop(listener: TcpListener, wake: PipeReader, shared: Arc<S
         while !shared.stopping() {
             match listener.accept() {
                 Ok((stream, _peer)) if matches!(port, Port::Resetting(_)) => {
-                    reset(&stream);
+                    session::reset(&stream);
                     shared.counters.reset_by_outage();
                 }
                 Ok((stream, _peer)) => {
@@ -326,14 +326,6 @@ fn descriptor_limit() -> String {
         Ok((soft, _)) => format!("RLIMIT_NOFILE is {soft}"),
         Err(_) => "RLIMIT_NOFILE reached".to_owned(),
     }
-}
-
-/// Aborts a connection: `SO_LINGER` with a zero timeout makes `close` send
-/// a reset (RST) instead of the orderly end (FIN), and drop what is unsent.
-pub(super) fn reset(stream: &TcpStream) {
-    // Setting it on a connection the client already reset fails: the
-    // result is the same.
-    let _ = SockRef::from(stream).set_linger(Some(Duration::ZERO));
 }
 
 /// Starts a thread for a new connection, or turns it away; returns the

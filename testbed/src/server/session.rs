@@ -10,7 +10,9 @@
 //! How a session ends decides how its socket closes ([`End`]): gently
 //! after a last reply, not at all for `blackhole` (until the server stops
 //! or the connection's idle timeout), and with a reset for `reset` and for
-//! an outage.
+//! an outage. The two ways to end a connection before any session starts,
+//! `refuse` (`503`) and `reset`, are here too: the accept thread calls
+//! them, and a session never calls the accept thread.
 //!
 //! Not here: accepting, the connection limit, the outage window's clock,
 //! stopping (`server.rs`, `accept.rs`).
@@ -20,13 +22,14 @@ use std::net::{Shutdown, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use socket2::SockRef;
+
 use crate::conn::Conn;
 use crate::dice::{Purpose, roll};
 use crate::faults::Fault;
 use crate::framing::LineError;
 use crate::protocol::{ItemId, MAX_LINE, Payload, Phase, Reply, Request, ResultHash};
 
-use super::accept::reset;
 use super::{MAX_SERVICE_TIME, Peer, SLEEP_CHUNK, Shared};
 
 /// The reason of an injected `NAK`.
@@ -141,6 +144,14 @@ pub(super) fn serve(peer: &Peer, shared: &Shared) {
         }
         End::Idle => shared.counters.idle_closed(),
     }
+}
+
+/// Aborts a connection: `SO_LINGER` with a zero timeout makes `close` send
+/// a reset (RST) instead of the orderly end (FIN), and drop what is unsent.
+pub(super) fn reset(stream: &TcpStream) {
+    // Setting it on a connection the client already reset fails: the
+    // result is the same.
+    let _ = SockRef::from(stream).set_linger(Some(Duration::ZERO));
 }
 
 /// Turns a connection away with `503 <reason>`. Called on the accept

@@ -46,8 +46,8 @@ impl Stalling {
 }
 
 impl Stage for Stalling {
-    fn name(&self) -> String {
-        "stand-in that stalls on purpose".into()
+    fn name(&self) -> &'static str {
+        "stand-in that stalls on purpose"
     }
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {

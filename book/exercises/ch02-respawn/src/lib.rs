@@ -40,8 +40,8 @@ pub struct Respawning {
 }
 
 impl Stage for Respawning {
-    fn name(&self) -> String {
-        "fork-respawn".into()
+    fn name(&self) -> &'static str {
+        "fork-respawn"
     }
 
     fn needs_db_file(&self) -> bool {

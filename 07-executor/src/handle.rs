@@ -1,0 +1,253 @@
+//! [`Handle`]: what futures keep to reach their executor, and the state
+//! it shares with them: spawning a task, and one poll of it.
+//!
+//! [`Handle::spawn`] wraps the future in a [`Task`] (boxed, with its number
+//! and its waker) and wakes it once, so that the loop polls it on its next
+//! turn. From then on, only its waker brings it back.
+//!
+//! A poll takes the future *out* of the table and holds no borrow of the
+//! executor while it runs: the future is about to use the executor through
+//! its handle (spawn, park on a socket, set a timer). It runs inside
+//! `catch_unwind`, so a panic ends this task and no other.
+//!
+//! Not here: the loop that decides when to poll (`executor.rs`).
+
+use std::cell::{Cell, RefCell, RefMut};
+use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use scheduler::TimerHeap;
+
+use crate::join::{JoinError, JoinHandle, TaskPanic};
+use crate::poll_state::PollState;
+use crate::reactor::Reactor;
+use crate::stats::Stats;
+use crate::task::Task;
+use crate::task_map::TaskMap;
+use crate::waker::{TaskId, Wakeups};
+
+/// A cheap, clonable handle to an executor: what futures keep to spawn,
+/// sleep, and register sockets. `Rc` inside, so it stays on the thread.
+///
+/// # Examples
+///
+/// A task that spawns another through its handle, and awaits it:
+///
+/// ```
+/// use executor::Executor;
+///
+/// let executor = Executor::new()?;
+/// let handle = executor.handle();
+/// let answer = executor.block_on(async move {
+///     let inner = handle.clone();
+///     let outer = handle.spawn(async move { inner.spawn(async { 6 * 7 }).await });
+///     outer.await
+/// })?;
+/// assert_eq!(answer??, 42);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) shared: Rc<Shared>,
+}
+
+/// Everything an executor's handles share.
+pub(crate) struct Shared {
+    pub(crate) reactor: RefCell<Reactor>,
+    pub(crate) timers: RefCell<TimerHeap<Waker>>,
+    pub(crate) tasks: RefCell<TaskMap<Task>>,
+    pub(crate) wakeups: Arc<Wakeups>,
+    pub(crate) next_id: Cell<u64>,
+    pub(crate) stats: Cell<Stats>,
+    pub(crate) panics: RefCell<Vec<TaskPanic>>,
+    /// The poll under way, and the wakers this crate's primitives hold
+    /// (`poll_state.rs`).
+    pub(crate) poll_state: Rc<PollState>,
+    /// `block_on` is on the stack.
+    pub(crate) running: Cell<bool>,
+}
+
+impl Handle {
+    /// Tells the loop that the current poll did something (for
+    /// [`Stats::idle_polls`]).
+    pub(crate) fn progress(&self) {
+        self.shared.poll_state.progress();
+    }
+
+    /// The reactor, for a socket's registration and parks.
+    pub(crate) fn reactor(&self) -> RefMut<'_, Reactor> {
+        self.shared.reactor.borrow_mut()
+    }
+
+    /// What the primitives that keep wakers count them in.
+    pub(crate) fn poll_state(&self) -> &Rc<PollState> {
+        &self.shared.poll_state
+    }
+
+    /// Starts `future` as a task, polled for the first time on the loop's
+    /// next turn; the [`JoinHandle`] is a future of its output. Dropping
+    /// the handle detaches the task: it runs on.
+    ///
+    /// # Examples
+    ///
+    /// Spawned tasks run while the root future waits, each when it is
+    /// woken; the `JoinHandle`s give their outputs:
+    ///
+    /// ```
+    /// use executor::Executor;
+    ///
+    /// let executor = Executor::new()?;
+    /// let handle = executor.handle();
+    /// let tasks: Vec<_> = (1..=3).map(|n| handle.spawn(async move { n * 10 })).collect();
+    /// let sum = executor.block_on(async move {
+    ///     let mut sum = 0;
+    ///     for task in tasks {
+    ///         sum += task.await?;
+    ///     }
+    ///     Ok::<_, executor::JoinError>(sum)
+    /// })??;
+    /// assert_eq!(sum, 60);
+    /// assert_eq!(executor.stats().spawned, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    // ANCHOR: spawn
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let shared = &self.shared;
+        let id = TaskId(shared.next_id.get());
+        shared.next_id.set(id.0 + 1);
+        // The future, boxed, wrapped in one that hands its output to the
+        // `JoinHandle`; then woken once, so that the loop polls it.
+        let (task, state) = Task::new(id, future, shared.wakeups.clone());
+        task.waker.wake_by_ref();
+        let live = {
+            let mut tasks = shared.tasks.borrow_mut();
+            tasks.insert(id, task);
+            tasks.len()
+        };
+        shared.update_stats(|s| {
+            s.spawned += 1;
+            s.peak_tasks = s.peak_tasks.max(live);
+        });
+        JoinHandle::new(id, state, shared.poll_state.clone())
+    }
+    // ANCHOR_END: spawn
+
+    // ANCHOR: abort
+    /// Cancels task `id`: drops its future where it stands, and its
+    /// `JoinHandle` returns [`JoinError::Cancelled`]. Nothing happens if it
+    /// has ended already.
+    pub(crate) fn abort(&self, id: TaskId) {
+        // Out of the table first, and dropped with no borrow held: the
+        // future's destructors may use the executor (a socket deregisters,
+        // a `TaskSet` inside aborts its own children).
+        let task = self.shared.tasks.borrow_mut().remove(&id);
+        drop(task);
+    }
+    // ANCHOR_END: abort
+}
+
+impl Shared {
+    // ANCHOR: poll_task
+    /// Polls task `id` once, if it still exists: a stale wake (of a task
+    /// that finished) finds nothing and does nothing.
+    pub(crate) fn poll_task(&self, id: TaskId) {
+        let (mut future, waker) = {
+            let mut tasks = self.tasks.borrow_mut();
+            let Some(task) = tasks.get_mut(&id) else {
+                return;
+            };
+            let Some(future) = task.future.take() else {
+                return;
+            };
+            // Before the poll: a wake during it must queue the task again.
+            task.arc.unschedule();
+            (future, task.waker.clone())
+        };
+        // No borrow is held across the poll: the task is about to use the
+        // executor (spawn, park, sleep) through its handle.
+        let polled = self.polled(id, &waker, || {
+            panic::catch_unwind(AssertUnwindSafe(|| {
+                future.as_mut().poll(&mut Context::from_waker(&waker))
+            }))
+        });
+        match polled {
+            Ok(Poll::Pending) => {
+                if let Some(task) = self.tasks.borrow_mut().get_mut(&id) {
+                    task.future = Some(future);
+                }
+            }
+            Ok(Poll::Ready(())) => {
+                let task = self.tasks.borrow_mut().remove(&id);
+                if let Some(mut task) = task {
+                    // Finished: its JoinHandle already has the output.
+                    task.join = None;
+                }
+            }
+            Err(payload) => self.task_panicked(id, payload.as_ref(), future),
+        }
+    }
+    // ANCHOR_END: poll_task
+
+    /// Polls the root future once.
+    pub(crate) fn poll_root<T>(
+        &self,
+        future: Pin<&mut impl Future<Output = T>>,
+        waker: &Waker,
+    ) -> Poll<T> {
+        self.polled(TaskId::ROOT, waker, || {
+            future.poll(&mut Context::from_waker(waker))
+        })
+    }
+
+    /// Runs one poll of task `id` with `waker`, keeping the counters and
+    /// telling the primitives which task is being polled.
+    fn polled<R>(&self, id: TaskId, waker: &Waker, poll: impl FnOnce() -> R) -> R {
+        self.poll_state.start(id, waker);
+        let result = poll();
+        let idle = !self.poll_state.end();
+        self.update_stats(|s| {
+            s.polls += 1;
+            s.idle_polls += u64::from(idle);
+        });
+        result
+    }
+
+    /// A task's poll panicked: the task ends, its handle says why, the
+    /// executor lists it, and the others go on.
+    fn task_panicked(
+        &self,
+        id: TaskId,
+        payload: &(dyn std::any::Any + Send),
+        future: Pin<Box<dyn Future<Output = ()>>>,
+    ) {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
+        let panic = TaskPanic { task: id, message };
+        // The future's destructors run now; one that panics too is not
+        // allowed to take the loop down with it.
+        let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
+        let task = self.tasks.borrow_mut().remove(&id);
+        if let Some(join) = task.and_then(|mut task| task.join.take()) {
+            join.fail(JoinError::Panicked(panic.clone()));
+        }
+        self.panics.borrow_mut().push(panic);
+        self.update_stats(|s| s.panics += 1);
+    }
+
+    pub(crate) fn update_stats(&self, change: impl FnOnce(&mut Stats)) {
+        let mut stats = self.stats.get();
+        change(&mut stats);
+        self.stats.set(stats);
+    }
+}

@@ -1,0 +1,80 @@
+//! The colours of a timeline and the legend that names them: blue for
+//! success, a colour per kind of failure, and the two shades of a bar when
+//! the server logged its service times.
+//!
+//! The colours are classes of one style sheet ([`style`]), so that a bar
+//! says `class="ko"` instead of repeating its colour: a figure of thousands
+//! of bars stays small.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::outcome::ErrorKind;
+
+use super::Timeline;
+
+/// How light the "waiting on the client" shade is.
+pub(super) const LIGHT_OPACITY: f64 = 0.35;
+
+/// Colour of a successful item.
+pub(super) const OK_COLOUR: &str = "#4c78a8";
+
+/// Colour of a failure of `kind`: distinct from the blue of success and from
+/// each other.
+pub(super) fn failure_colour(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Nak => "#f58518",
+        ErrorKind::Ko => "#e45756",
+        ErrorKind::Timeout => "#b279a2",
+        ErrorKind::PoolTimeout => "#9d755d",
+        ErrorKind::Refused => "#7f7f7f",
+        ErrorKind::Closed => "#54a24b",
+        ErrorKind::Protocol => "#eeca3b",
+    }
+}
+
+/// The style sheet of a picture: a class per outcome, and the light shade.
+pub(super) fn style() -> String {
+    let mut css = format!(".ok{{fill:{OK_COLOUR}}}");
+    for kind in ErrorKind::ALL {
+        let _ = write!(css, ".{}{{fill:{}}}", kind.as_str(), failure_colour(kind));
+    }
+    let _ = write!(css, ".l{{fill-opacity:{LIGHT_OPACITY}}}");
+    format!("<style>{css}</style>\n")
+}
+
+/// The class of a bar: `ok`, or its failure's kind.
+pub(super) fn class_of(kind: Option<&str>) -> &'static str {
+    kind.and_then(|k| k.parse::<ErrorKind>().ok())
+        .map_or("ok", ErrorKind::as_str)
+}
+
+/// The legend: success and each failure kind that appears (with one run,
+/// each with its count), then, if the bars have two shades, what each shade
+/// means, in grey, since it applies to every colour.
+pub(super) fn legend_entries(runs: &[Timeline], shaded: bool) -> Vec<(&'static str, f64, String)> {
+    const SHADE: &str = "#555555";
+    let count = |n: u64| {
+        if runs.len() == 1 {
+            format!(" {n}")
+        } else {
+            String::new()
+        }
+    };
+    let ok: u64 = runs.iter().map(|r| r.report.ok).sum();
+    let mut entries = vec![(OK_COLOUR, 1.0, format!("ok{}", count(ok)))];
+    let mut failures: BTreeMap<ErrorKind, u64> = BTreeMap::new();
+    for bar in runs.iter().flat_map(|r| &r.bars) {
+        if let Some(kind) = bar.kind.as_deref().and_then(|k| k.parse().ok()) {
+            *failures.entry(kind).or_insert(0) += 1;
+        }
+    }
+    for (kind, n) in failures {
+        entries.push((failure_colour(kind), 1.0, format!("{kind}{}", count(n))));
+    }
+    if shaded {
+        entries.push((SHADE, 1.0, "the server's service time".to_owned()));
+        entries.push((SHADE, LIGHT_OPACITY, "waiting on the client".to_owned()));
+    }
+    entries
+}

@@ -1,0 +1,147 @@
+//! The hand-out's book: the repository's, without the teachers' pages and
+//! without any solution.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::{TEACHERS, copy_tree};
+
+/// The book without its teachers' pages or any solution.
+pub(super) fn write(root: &Path, out: &Path) -> Result<()> {
+    let from = root.join("book");
+    let to = out.join("book");
+    std::fs::create_dir_all(&to)?;
+    std::fs::copy(from.join("book.toml"), to.join("book.toml"))?;
+    copy_tree(&from.join("theme"), &to.join("theme"))?;
+    copy_tree(&from.join("src"), &to.join("src"))?;
+    let src = to.join("src");
+    let teachers = src.join(TEACHERS);
+    if teachers.exists() {
+        std::fs::remove_dir_all(&teachers)?;
+    }
+    for page in markdown_pages(&src)? {
+        let text = std::fs::read_to_string(&page)?;
+        let student = if page.file_name().is_some_and(|n| n == "SUMMARY.md") {
+            summary_for_students(&text)
+        } else {
+            page_for_students(&text)
+        };
+        std::fs::write(&page, student)?;
+    }
+    Ok(())
+}
+
+/// SUMMARY.md without the teachers' pages (and without a separator left
+/// dangling at the end).
+fn summary_for_students(text: &str) -> String {
+    let mut lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains(&format!("]({TEACHERS}/")))
+        .collect();
+    while lines
+        .last()
+        .is_some_and(|l| l.trim().is_empty() || l.trim() == "---")
+    {
+        lines.pop();
+    }
+    lines.join("\n") + "\n"
+}
+
+/// A page without solutions: no "Solution" block, includes of solutions
+/// turned into includes of starters, links to teachers' pages unlinked.
+fn page_for_students(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let opens = line.trim_start().starts_with("<details");
+        let summary_here = line.contains("<summary>");
+        let is_solution = |l: &str| {
+            l.split("<summary>")
+                .nth(1)
+                .is_some_and(|s| s.trim_start().to_lowercase().starts_with("solution"))
+        };
+        let solution = opens
+            && (if summary_here {
+                is_solution(line)
+            } else {
+                lines.peek().is_some_and(|next| is_solution(next))
+            });
+        if solution {
+            // Skip to the block's end; details do not nest in this book.
+            for rest in lines.by_ref() {
+                if rest.contains("</details>") {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(unlink_teachers(
+            &line.replace("../exercises/", "../starters/"),
+        ));
+    }
+    out.join("\n") + "\n"
+}
+
+/// `[text](teachers/page.md)` becomes `text`.
+fn unlink_teachers(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(start) = rest.find('[') {
+        let after = &rest[start..];
+        let Some(close) = after.find("](") else { break };
+        let target = &after[close + 2..];
+        let Some(end) = target.find(')') else { break };
+        let link = &target[..end];
+        if link.starts_with(&format!("{TEACHERS}/")) || link.contains(&format!("/{TEACHERS}/")) {
+            out.push_str(&rest[..start]);
+            out.push_str(&after[1..close]);
+        } else {
+            out.push_str(&rest[..start + close + 2 + end + 1]);
+        }
+        rest = &target[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn markdown_pages(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut pages = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            pages.extend(markdown_pages(&path)?);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    Ok(pages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solution_blocks_go_and_includes_point_at_starters() {
+        let page = "Intro.\n\n<details>\n<summary>Solution</summary>\n\n```rust\n{{#include ../exercises/x/src/lib.rs:exercise}}\n```\n\n</details>\n\n<details><summary>Solution</summary>\nmore\n</details>\n\n<details>\n<summary>Speaker notes</summary>\nkept\n</details>\n{{#include ../exercises/x/src/lib.rs:sorted}}\n";
+        let student = page_for_students(page);
+        assert!(!student.contains("Solution") && !student.contains("more"));
+        assert!(student.contains("Speaker notes") && student.contains("kept"));
+        assert!(student.contains("{{#include ../starters/x/src/lib.rs:sorted}}"));
+        assert!(!student.contains("../exercises/"));
+    }
+
+    #[test]
+    fn teachers_pages_leave_the_summary_and_links_to_them_go() {
+        let summary = "- [One](one.md)\n\n---\n\n[Glossary](glossary.md)\n\n---\n\n[Plan](teachers/plan.md)\n[Solutions](teachers/solutions.md)\n";
+        assert_eq!(
+            summary_for_students(summary),
+            "- [One](one.md)\n\n---\n\n[Glossary](glossary.md)\n"
+        );
+        assert_eq!(
+            unlink_teachers("see [the plan](teachers/plan.md) and [one](one.md)."),
+            "see the plan and [one](one.md)."
+        );
+    }
+}

@@ -1,0 +1,55 @@
+//! `cargo xtask`: the project's own tooling, in Rust so CI needs only cargo.
+//!
+//! - `cargo xtask check-book`: every `{{#include}}` in the book points at a
+//!   file and anchor that exist and include something, then `mdbook build
+//!   book` must print no warning.
+//! - `cargo xtask book-stats`: words, code blocks and code lines per page,
+//!   includes expanded (what the teachers' session plan is measured with).
+//! - `cargo xtask starters [DIR]`: writes the exercise starters (the
+//!   solutions with their marked regions replaced by `todo!()`) to DIR,
+//!   `book/starters` by default, a folder a teacher can hand out.
+//! - `cargo xtask check-exercises`: the committed starters match the
+//!   solutions, every starter compiles, every starter *fails* its tests and
+//!   every solution passes them.
+//! - `cargo xtask handout DIR`: writes the students' repository (stages,
+//!   testbed, starters as workspace members, a `Cargo.lock`, the book
+//!   without solutions); `cargo xtask check-handout` makes one and checks
+//!   that its tests fail only in the starters and its book shows no
+//!   solution.
+//! - `cargo xtask figures`: reruns the stages that made the book's figures
+//!   and rewrites them (timelines and their figure tables);
+//!   `cargo xtask figures --check` reruns them and fails if a committed
+//!   figure disagrees with its run or was edited by hand.
+//!
+//! `cargo xtask --help` lists them, and `cargo xtask TASK --help` explains
+//! one. The binary (`main.rs`) only parses the command line and runs the
+//! task; the tasks live in this library, one module each, so that their
+//! doc examples are compiled and run by `cargo test`. A task is added in
+//! [`cli`]: one variant of [`cli::Task`], one arm of [`cli::Task::run`].
+//!
+//! Not here: anything a stage or a test needs at run time.
+
+use std::fmt;
+
+pub mod cargo;
+pub mod cli;
+pub mod figures;
+pub mod handout;
+pub mod includes;
+pub mod starters;
+mod tidy;
+
+/// A mistake in what was asked (a figure that does not exist, a folder
+/// that must not be replaced), found before anything was written. The
+/// binary prints it as one line and exits with status 2, as it does for a
+/// misspelled flag; any other error exits with 1.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl fmt::Display for BadInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
