@@ -4,6 +4,7 @@
 mod binary;
 mod checkout;
 mod conformance;
+mod hostile;
 mod invariants;
 mod restart;
 mod standby;
