@@ -156,6 +156,32 @@ fn the_loops_wake_ups_are_listed_newest_first() {
     assert!(!shows(&lines, "no loop recording"));
 }
 
+/// Sends `line` to a server run with `config`, and returns the first
+/// sample of its board that `ready` accepts (within ten seconds), with the
+/// server and the client's connection, both still open.
+fn board_after(
+    config: ServerConfig,
+    line: &[u8],
+    ready: impl Fn(&Sample) -> bool,
+) -> (Sample, SlowServer, TcpStream) {
+    let server = SlowServer::spawn(config).expect("a server");
+    let feeds = Feeds::new(&Progress::hidden(), Some(server.board()));
+    let mut client = TcpStream::connect(server.addr()).expect("connected");
+    client.write_all(line).expect("sent");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let sample = feeds.sample(Duration::from_millis(100));
+        if ready(&sample) {
+            return (sample, server, client);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the board never showed it: {sample:?}"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// A real server's board: the line a client sent is on screen, in service.
 #[test]
 fn a_live_servers_connections_show_their_item_and_phase() {
@@ -165,19 +191,8 @@ fn a_live_servers_connections_show_their_item_and_phase() {
         latency: LatencyModel::Fixed(Duration::from_secs(60)),
         ..ServerConfig::default()
     };
-    let server = SlowServer::spawn(config).expect("a server");
-    let feeds = Feeds::new(&Progress::hidden(), Some(server.board()));
-    let mut client = TcpStream::connect(server.addr()).expect("connected");
-    client.write_all(b"HEAD 7\n").expect("sent");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let sample = loop {
-        let sample = feeds.sample(Duration::from_millis(100));
-        if !sample.connections.is_empty() {
-            break sample;
-        }
-        assert!(Instant::now() < deadline, "the server never took the line");
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (sample, server, client) =
+        board_after(config, b"HEAD 7\n", |sample| !sample.connections.is_empty());
     assert_eq!(sample.started, 1);
     let mut app = App::new(setup());
     app.observe(sample);
@@ -203,22 +218,9 @@ fn a_hang_is_shown_as_the_fault_not_as_a_reply() {
         faults: "hang=1".parse().expect("a fault plan"),
         ..ServerConfig::default()
     };
-    let server = SlowServer::spawn(config).expect("a server");
-    let feeds = Feeds::new(&Progress::hidden(), Some(server.board()));
-    let mut client = TcpStream::connect(server.addr()).expect("connected");
-    client.write_all(b"HEAD 3\n").expect("sent");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let sample = loop {
-        let sample = feeds.sample(Duration::from_millis(100));
-        if sample.connections.iter().any(|conn| !conn.in_service) {
-            break sample;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the server never ended the service time"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (sample, server, client) = board_after(config, b"HEAD 3\n", |sample| {
+        sample.connections.iter().any(|conn| !conn.in_service)
+    });
     let mut app = App::new(setup());
     app.observe(sample);
     assert_shows(&frame(&app, 120, 24), &["#0    item 3       HEAD hang "]);
