@@ -45,7 +45,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
 pub use draw::draw;
-pub use state::{App, ConnNow, Sample, Setup, Wake};
+pub use state::{App, ConnNow, Sample, Setup, WINDOW, Wake};
 
 use crate::cli::Settings;
 use crate::progress::{Progress, Screen};
