@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::{figures, handout, includes, starters};
+use crate::{figures, handout, includes, layout, starters};
 
 /// `cargo xtask`: the project's own tooling (book checks, exercise
 /// starters, the students' hand-out, figures).
@@ -57,6 +57,16 @@ pub enum Task {
     /// brings in at least one non-blank line (mdBook itself silently
     /// includes nothing for a missing anchor).
     CheckBook,
+    /// Builds the book and loads every page in headless Chromium at 1280
+    /// and 400 px: fails on what overflows its column, wrapped diagrams,
+    /// and figure text under 11 px or too faint.
+    ///
+    /// Skipped, with a line saying so, where Chromium is not installed.
+    CheckLayout {
+        /// The pages to check, by file name (`ch04-select.html`); every
+        /// page when none is given.
+        pages: Vec<String>,
+    },
     /// Prints words, code blocks and code lines per page of the book,
     /// includes expanded (what the teachers' session plan is measured with).
     BookStats,
@@ -92,6 +102,7 @@ impl Task {
     pub fn run(self, root: &std::path::Path) -> Result<()> {
         match self {
             Task::CheckBook => includes::check_book(root),
+            Task::CheckLayout { pages } => layout::check(root, &pages),
             Task::BookStats => includes::book_stats(root),
             Task::Starters { dir } => {
                 let out = dir.unwrap_or_else(|| root.join(starters::DEFAULT_DIR));
@@ -161,6 +172,8 @@ mod tests {
     fn the_commands_ci_and_the_docs_use_still_parse() {
         for args in [
             &["check-book"][..],
+            &["check-layout"],
+            &["check-layout", "ch04-select.html"],
             &["book-stats"],
             &["starters"],
             &["starters", "/tmp/starters"],
