@@ -35,7 +35,7 @@ const HEAD: f64 = 60.0;
 const FOOT: f64 = 40.0;
 const ROW: f64 = 24.0;
 const BAR: f64 = 17.0;
-const BOTTOM: f64 = 62.0;
+const BOTTOM: f64 = 84.0;
 /// Room after the longest bar for its value, as a share of the panel.
 const HEADROOM: f64 = 1.12;
 
@@ -148,6 +148,7 @@ pub fn render(race: &Race) -> String {
             per_item(lap.client_cpu_sys_s),
         );
         let (user_fill, sys_fill) = colours(kind_of(row));
+        label(&mut svg, y, &lap.report.stage);
         let wu = user / most * PANEL;
         let ws = sys / most * PANEL;
         bar(

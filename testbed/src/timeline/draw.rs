@@ -250,6 +250,9 @@ fn bars(svg: &mut String, run: &Timeline, top: f64, lane_height: f64, x: &dyn Fn
         let w = (x(bar.end_us) - x0).max(0.8);
         let y0 = top + f64::from(bar.lane) * lane_height + gap / 2.0;
         let class = class_of(bar.kind.as_deref(), bar.wrong);
+        // A wrong bar is solid from end to end: light, its near black
+        // would read as grey, the colour of `refused`.
+        let light = if bar.wrong { "" } else { light };
         let spans: Vec<(u64, u64)> = service
             .get(&bar.id)
             .map(|spans| {

@@ -184,6 +184,16 @@ fn a_wrong_row_is_drawn_wrong_whatever_it_claims() {
     assert_eq!(report.wrong, 1);
     let svg = render(&report, &rows, None);
     assert_eq!(svg.matches(r#"class="wrong""#).count(), 1, "{svg}");
+    // Solid even when the bars have two shades.
+    let mut timeline = Timeline::new(&report, &rows, &[], Instant::now());
+    timeline.service = vec![Service {
+        id: 0,
+        start_us: 1_000,
+        end_us: 4_000,
+    }];
+    let shaded = render_stack(std::slice::from_ref(&timeline), None);
+    assert!(!shaded.contains(r#"class="wrong l""#), "{shaded}");
+    assert_eq!(shaded.matches(r#"class="wrong""#).count(), 1);
     assert!(svg.contains("item 1: wrong"), "its tooltip says so");
     assert!(svg.contains(">wrong 1</text>"), "and the legend counts it");
 }

@@ -1,6 +1,0 @@
-//! The bench crate's integration tests, in one crate (matklad, "Delete
-//! Cargo Integration Tests"): the references keep the stage contract, and
-//! the `race` binary produces what it promises.
-
-mod race;
-mod references;
