@@ -25,7 +25,7 @@ use crate::contenders::{self, Kind};
 use crate::race::{Race, Row};
 
 /// The chart's width: the book's text column.
-pub const WIDTH: f64 = 740.0;
+pub const WIDTH: f64 = testbed::svg::COLUMN;
 const LABELS: f64 = 110.0;
 const RIGHT: f64 = 20.0;
 const PANEL: f64 = WIDTH - LABELS - RIGHT;

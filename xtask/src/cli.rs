@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::{figures, handout, includes, layout, starters};
+use crate::{figures, handout, includes, layout, quoted, starters};
 
 /// `cargo xtask`: the project's own tooling (book checks, exercise
 /// starters, the students' hand-out, figures).
@@ -50,8 +50,9 @@ pub struct Cli {
 /// `cargo xtask --help`; the rest is its own `--help`.
 #[derive(Debug, Subcommand)]
 pub enum Task {
-    /// Checks that every {{#include}} of the book resolves, then builds the
-    /// book with mdbook, which must print no warning.
+    /// Checks that every measured number the prose types is its figure's,
+    /// that every {{#include}} of the book resolves, then builds the book
+    /// with mdbook, which must print no warning.
     ///
     /// Every include must name a file that exists and an anchor in it that
     /// brings in at least one non-blank line (mdBook itself silently
@@ -101,7 +102,11 @@ impl Task {
     /// Runs the task on the repository at `root`.
     pub fn run(self, root: &std::path::Path) -> Result<()> {
         match self {
-            Task::CheckBook => includes::check_book(root),
+            Task::CheckBook => {
+                // The numbers first: they need no build.
+                quoted::check_book(root)?;
+                includes::check_book(root)
+            }
             Task::CheckLayout { pages } => layout::check(root, &pages),
             Task::BookStats => includes::book_stats(root),
             Task::Starters { dir } => {

@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::includes::anchored;
 
@@ -59,6 +59,20 @@ pub struct Problem {
     pub line: usize,
     /// What is wrong and how to fix it.
     pub what: String,
+}
+
+/// `check-book`'s part: fails, listing every problem, if a page's
+/// numbers disagree with their figures.
+pub fn check_book(root: &Path) -> Result<()> {
+    let problems = check(&root.join("book/src"))?;
+    if !problems.is_empty() {
+        bail!(
+            "numbers in the prose disagree with the figures they come from:\n  {}",
+            problems.join("\n  ")
+        );
+    }
+    println!("numbers quoted from figures: each is its figure's");
+    Ok(())
 }
 
 /// Checks every page of the book in `src` (the figures and the teachers'

@@ -14,7 +14,7 @@ use super::legend::{class_of, legend_entries, style};
 use super::{Service, Timeline};
 
 /// The picture's width in pixels: the book's text column.
-const WIDTH: f64 = 740.0;
+const WIDTH: f64 = crate::svg::COLUMN;
 const LEFT: f64 = 44.0;
 const RIGHT: f64 = 12.0;
 /// Plot width in pixels.

@@ -185,13 +185,7 @@ fn a_wrong_row_is_drawn_wrong_whatever_it_claims() {
     let svg = render(&report, &rows, None);
     assert_eq!(svg.matches(r#"class="wrong""#).count(), 1, "{svg}");
     // Solid even when the bars have two shades.
-    let mut timeline = Timeline::new(&report, &rows, &[], Instant::now());
-    timeline.service = vec![Service {
-        id: 0,
-        start_us: 1_000,
-        end_us: 4_000,
-    }];
-    let shaded = render_stack(std::slice::from_ref(&timeline), None);
+    let shaded = with_a_service_time(&report, &rows);
     assert!(!shaded.contains(r#"class="wrong l""#), "{shaded}");
     assert_eq!(shaded.matches(r#"class="wrong""#).count(), 1);
     assert!(svg.contains("item 1: wrong"), "its tooltip says so");
@@ -201,16 +195,22 @@ fn a_wrong_row_is_drawn_wrong_whatever_it_claims() {
 #[test]
 fn the_shade_swatches_are_the_colour_of_the_bars() {
     let (report, rows) = run(2, 4);
-    let mut timeline = Timeline::new(&report, &rows, &[], Instant::now());
-    timeline.service = vec![Service {
-        id: 0,
-        start_us: 1_000,
-        end_us: 4_000,
-    }];
-    let svg = render_stack(std::slice::from_ref(&timeline), None);
+    let svg = with_a_service_time(&report, &rows);
     for label in ["the server's service time", "waiting on the client"] {
         let at = svg.find(&format!(">{label}<")).expect("a legend entry");
         let swatch = &svg[svg[..at].rfind("<rect").expect("its swatch")..at];
         assert!(swatch.contains(r##"fill="#4c78a8""##), "{swatch}");
     }
+}
+
+/// The picture of a run in which the server logged item 0's service time,
+/// so the bars have two shades.
+fn with_a_service_time(report: &Report, rows: &[Row]) -> String {
+    let mut timeline = Timeline::new(report, rows, &[], Instant::now());
+    timeline.service = vec![Service {
+        id: 0,
+        start_us: 1_000,
+        end_us: 4_000,
+    }];
+    render_stack(std::slice::from_ref(&timeline), None)
 }
