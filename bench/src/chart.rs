@@ -267,3 +267,62 @@ fn legend(svg: &mut String, y: f64) {
         x += 20.0 + 7.0 * text.len() as f64;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use testbed::protocol::Phases;
+    use testbed::report::{Report, RunFacts};
+
+    use super::*;
+    use crate::race::{Rounds, Workloads};
+    use crate::run::Lap;
+
+    /// A lap of `name` with `throughput`, or `cpu_us` of client CPU per
+    /// item (a quarter of it user time).
+    fn lap(name: &str, items: usize, throughput: f64, cpu_us: f64) -> Lap {
+        let mut report = Report::build(&[], &[], RunFacts::new(name, Phases::Two));
+        report.items = items as u64;
+        report.throughput = throughput;
+        report.ideal_throughput = Some(12_500.0);
+        let cpu_s = cpu_us * items as f64 / 1e6;
+        Lap {
+            report,
+            client_cpu_s: cpu_s,
+            client_cpu_user_s: cpu_s / 4.0,
+            client_cpu_sys_s: cpu_s * 3.0 / 4.0,
+            client_cpu_us_per_item: cpu_us,
+        }
+    }
+
+    #[test]
+    fn the_chart_fits_the_column_and_every_value_is_dark_on_white() {
+        let workloads = Workloads::full();
+        let row = |name: &str, kind, throughput, cpu_us| Row {
+            kind: Some(kind),
+            latency_bound: lap(name, workloads.latency_bound.items, throughput, 0.0),
+            overhead: lap(name, workloads.overhead.items, 0.0, cpu_us),
+            rounds: Rounds::default(),
+            cpu_x_floor: None,
+            latency_bound_service: None,
+        };
+        let race = Race {
+            rows: vec![
+                row("fork", Kind::Rung, 3_809.0, 168.1),
+                row("tokio", Kind::Reference, 8_749.0, 42.4),
+                row("floor", Kind::Reference, 7_762.0, 32.7),
+            ],
+            workloads,
+            command: "race --rounds 5".into(),
+            steal: None,
+        };
+        let svg = render(&race);
+        // Drawn at the column's width, so 12 px text is read at 12 px...
+        assert!(svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="740""#));
+        // ...and no text is set smaller, nor white (on a light bar).
+        assert!(!svg.contains("font-size=\"10\"") && !svg.contains("font-size=\"11\""));
+        assert!(!svg.contains(r#"fill="white">"#), "{svg}");
+        // The longest bar's value, and every row's name in both panels.
+        assert!(svg.contains(">168.1</text>"));
+        assert_eq!(svg.matches(">fork</text>").count(), 2);
+    }
+}
