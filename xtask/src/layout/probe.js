@@ -12,12 +12,12 @@
 //   aligned transcript) broken over more lines than it has;
 // - small-text: a figure's text rendered under 11 px at this width;
 // - contrast: a figure's text whose colour is too close to what is
-//   behind it (WCAG contrast under 3:1);
+//   behind it (under WCAG AA's 4.5:1 for text of this size);
 // - overlap: a figure's text drawn over another of its texts.
 (function () {
   "use strict";
   const MIN_PX = 11;
-  const MIN_CONTRAST = 3;
+  const MIN_CONTRAST = 4.5;
   const findings = [];
   const describe = (el) => {
     let name = el.tagName.toLowerCase();
