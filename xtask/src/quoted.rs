@@ -20,8 +20,10 @@
 //!
 //! [`check`] fails when a typed number is not the one its source holds
 //! (a hand edit, or a figure remade since), when a source does not
-//! exist, and when prose types, untagged, a number that a figure the page
-//! shows holds: a copy nobody would update.
+//! exist, when prose types, untagged, a number that a figure the page
+//! shows holds (a copy nobody would update), and when a throughput or a
+//! CPU time (a number followed by `items/s`, `items a second` or `µs`)
+//! names no source at all.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -37,6 +39,11 @@ const TAG: &str = "<!-- from ";
 /// The source of a number no figure holds (a model's prediction, a run
 /// the chapter shows in full): `<!-- from elsewhere: WHY -->`.
 const ELSEWHERE: &str = "elsewhere";
+/// Units that only a measurement carries in this book: a number typed
+/// with one of them names its source, whatever page it is on. (A
+/// percentage or a millisecond is as often a setting: `--faults
+/// nak=0.1`, `--latency 5ms`.)
+const UNITS: [&str; 3] = ["items/s", "items a second", "µs"];
 /// The anchors of a figure that are measurements (timings and their
 /// ratios): a typed copy of one of them is a copy nobody would update.
 /// Counts (items, connections) are settings or exact, and coincide with
@@ -199,13 +206,25 @@ pub fn check_page(text: &str, read: impl Fn(&str) -> Option<String>) -> Vec<Prob
         if line.starts_with('|') {
             continue;
         }
-        for (number, tagged) in numbers(line) {
-            if let Some(source) = shown.get(&number).filter(|_| !tagged) {
+        for (number, tagged, unit) in numbers(line) {
+            if tagged {
+                continue;
+            }
+            if let Some(source) = shown.get(&number) {
                 problems.push(Problem {
                     line: i + 1,
                     what: format!(
                         "{number} is typed without its source, and figure {source} holds it: \
                          write {number}<!-- from {source} --> or include it"
+                    ),
+                });
+            } else if let Some(unit) = unit {
+                problems.push(Problem {
+                    line: i + 1,
+                    what: format!(
+                        "{number} {unit} is a measurement typed without its source: \
+                         include it, or name it with <!-- from NAME:ANCHOR -->, \
+                         <!-- from NAME: ROW | COLUMN --> or <!-- from elsewhere: WHY -->"
                     ),
                 });
             }
@@ -318,18 +337,19 @@ fn leading_number(value: &str) -> String {
     numbers(value)
         .into_iter()
         .next()
-        .map_or_else(|| value.trim().to_owned(), |(n, _)| n)
+        .map_or_else(|| value.trim().to_owned(), |(n, ..)| n)
 }
 
 /// The last number in `text`, if any.
 fn last_number(text: &str) -> Option<String> {
-    numbers(text).pop().map(|(n, _)| n)
+    numbers(text).pop().map(|(n, ..)| n)
 }
 
 /// The numbers of a line (`1,836`, `0.94`, `94%`), each with whether a
-/// source tag follows it; numbers inside `{{...}}`, code spans and
+/// source tag follows it and the unit of measurement that follows it, if
+/// it is one of [`UNITS`]; numbers inside `{{...}}`, code spans and
 /// comments other than tags are skipped.
-fn numbers(line: &str) -> Vec<(String, bool)> {
+fn numbers(line: &str) -> Vec<(String, bool, Option<&'static str>)> {
     let mut found = Vec::new();
     let chars: Vec<char> = line.chars().collect();
     let (mut i, mut skip_until) = (0, None::<&str>);
@@ -388,7 +408,10 @@ fn numbers(line: &str) -> Vec<(String, bool)> {
             after[at + TAG.len()..].trim_start().starts_with(ELSEWHERE)
                 || !after[..at].chars().any(|c| c.is_ascii_digit())
         });
-        found.push((number, tagged));
+        let unit = UNITS
+            .into_iter()
+            .find(|unit| after.trim_start().starts_with(unit));
+        found.push((number, tagged, unit));
         i = j;
     }
     found
@@ -428,7 +451,7 @@ mod tests {
 
     #[test]
     fn a_tagged_number_must_be_its_source_s() {
-        let good = "1,836 items/s at 94%<!-- from f:efficiency -->, p99 11.9 ms<!-- from f:p99 -->; \
+        let good = "1,836<!-- from f:throughput --> items/s at 94%<!-- from f:efficiency -->, p99 11.9 ms<!-- from f:p99 -->; \
                     the pool spent 48.2<!-- from f: pool | CPU µs/item, 0 ms --> µs.\n";
         assert_eq!(check_page(good, read), vec![]);
         for (from, to) in [("94%", "96%"), ("11.9", "12.9"), ("48.2", "38.2")] {
@@ -463,14 +486,25 @@ mod tests {
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(problems[0].line, 2);
         // A page that does not show the figure may say the same number.
-        assert!(check_page("It did 1,836 items/s.\n", read).is_empty());
+        assert!(check_page("It waited 1,836 times.\n", read).is_empty());
+    }
+
+    #[test]
+    fn a_throughput_or_a_cpu_time_always_names_its_source() {
+        for page in ["It did 2,883 items/s.\n", "It spent 145 µs per item.\n"] {
+            assert_eq!(check_page(page, read).len(), 1, "{page}");
+        }
+        let said = "It did 2,883 items/s and 145 µs<!-- from elsewhere: a quiet race -->.\n";
+        assert!(check_page(said, read).is_empty());
+        // A percentage or milliseconds may be a setting.
+        assert!(check_page("--faults nak=0.1 is 10%, at 5 ms.\n", read).is_empty());
     }
 
     #[test]
     fn numbers_are_read_with_their_commas_points_and_percent() {
         let got: Vec<String> = numbers("1,836 and 0.94, 94%; 5ms v2 end.")
             .into_iter()
-            .map(|(n, _)| n)
+            .map(|(n, ..)| n)
             .collect();
         assert_eq!(got, ["1,836", "0.94", "94%"]);
     }
