@@ -1,8 +1,8 @@
-//! The race as a picture: two bar charts side by side, one row per
+//! The race as a picture: two bar charts, one above the other, one row per
 //! contender.
 //!
-//! Left, what the ladder is about: items per second on the latency-bound
-//! workload, with Little's-law ideal as a dashed line. Right, what the
+//! Above, what the ladder is about: items per second on the latency-bound
+//! workload, with Little's-law ideal as a dashed line. Below, what the
 //! references are about: the client's CPU time per item at zero latency,
 //! split into user time (our code, SQLite) and system time (the kernel:
 //! system calls and loopback TCP). Rungs are blue, references orange.
@@ -10,6 +10,10 @@
 //! Written by hand like `testbed`'s timeline: a few dozen `<rect>`s need no
 //! plotting library, and the file stays small and diffable. The scales are
 //! linear on purpose: 01-sync's bar *should* look as small as it is.
+//!
+//! The chart is drawn [`WIDTH`] px wide, the book's text column, so its
+//! 12 px text is read at 12 px; every value sits after its bar, in dark
+//! text on the white page, never on a bar's own colour.
 //!
 //! Not here: the numbers ([`crate::race`]).
 
@@ -20,14 +24,20 @@ use testbed::svg::{escape, header, thousands};
 use crate::contenders::{self, Kind};
 use crate::race::{Race, Row};
 
-const LABELS: f64 = 120.0;
-const PANEL: f64 = 380.0;
-const GAP: f64 = 110.0;
-const RIGHT: f64 = 30.0;
-const TOP: f64 = 78.0;
-const ROW: f64 = 26.0;
+/// The chart's width: the book's text column.
+pub const WIDTH: f64 = testbed::svg::COLUMN;
+const LABELS: f64 = 110.0;
+const RIGHT: f64 = 20.0;
+const PANEL: f64 = WIDTH - LABELS - RIGHT;
+/// From a panel's top to its first bar: its title and workload.
+const HEAD: f64 = 60.0;
+/// Below a panel's last bar: the dashed line's label, then a gap.
+const FOOT: f64 = 40.0;
+const ROW: f64 = 24.0;
 const BAR: f64 = 17.0;
-const BOTTOM: f64 = 92.0;
+const BOTTOM: f64 = 84.0;
+/// Room after the longest bar for its value, as a share of the panel.
+const HEADROOM: f64 = 1.12;
 
 /// Colours of a rung's and a reference's bars (user time, then system time).
 fn colours(kind: Kind) -> (&'static str, &'static str) {
@@ -49,16 +59,17 @@ fn kind_of(row: &Row) -> Kind {
 /// Renders the race as an SVG document.
 pub fn render(race: &Race) -> String {
     let n = race.rows.len().max(1) as f64;
-    let width = LABELS + PANEL + GAP + PANEL + RIGHT;
-    let height = TOP + n * ROW + BOTTOM;
     let left = LABELS;
-    let right = LABELS + PANEL + GAP;
+    // The two panels' tops: each is a title, its bars and a foot.
+    let upper = 30.0;
+    let lower = upper + HEAD + n * ROW + FOOT;
+    let height = lower + HEAD + n * ROW + BOTTOM;
 
-    let mut svg = header(width, height);
+    let mut svg = header(WIDTH, height);
     // `write!` to a String cannot fail; the results are ignored throughout.
     let _ = writeln!(
         svg,
-        r#"<text x="{left}" y="22" font-size="15" font-weight="bold">Racing the stages</text>"#
+        r#"<text x="12" y="22" font-size="15" font-weight="bold">Racing the stages</text>"#
     );
 
     // Left panel: throughput at latency, and the ideal.
@@ -75,28 +86,29 @@ pub fn render(race: &Race) -> String {
         .fold(ideal, f64::max)
         .max(1.0)
         // Room to the right of the longest bar (or the ideal) for its label.
-        * 1.12;
+        * HEADROOM;
     title(
         &mut svg,
-        left,
+        upper,
         "items/s, higher is better",
         &ladder.describe(),
     );
+    let top = upper + HEAD;
     // The ideal first, so the bars and their labels are drawn over it.
     if ideal > 0.0 {
         let x = left + ideal / best * PANEL;
-        let bottom = TOP + n * ROW;
+        let bottom = top + n * ROW;
         let _ = writeln!(
             svg,
             r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{bottom:.1}" stroke="#333333" stroke-dasharray="4 3"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#333333">ideal {}</text>"##,
-            TOP - 6.0,
+            top - 6.0,
             bottom + 14.0,
             thousands(ideal)
         );
     }
 
     for (i, row) in race.rows.iter().enumerate() {
-        let y = TOP + i as f64 * ROW;
+        let y = top + i as f64 * ROW;
         let value = row.latency_bound.report.throughput;
         let w = value / best * PANEL;
         let (fill, _) = colours(kind_of(row));
@@ -109,24 +121,26 @@ pub fn render(race: &Race) -> String {
             fill,
             &format!("{} items/s", thousands(value)),
         );
-        value_text(&mut svg, left, y, w, &thousands(value));
+        value_text(&mut svg, left + w, y, &thousands(value));
     }
-    // Right panel: client CPU per item at zero latency, user + system.
+    // Lower panel: client CPU per item at zero latency, user + system.
     let zero = &race.workloads.overhead;
     let most = race
         .rows
         .iter()
         .map(|r| r.overhead.client_cpu_us_per_item)
         .fold(0.0, f64::max)
-        .max(1e-9);
+        .max(1e-9)
+        * HEADROOM;
     title(
         &mut svg,
-        right,
+        lower,
         "client CPU per item, µs, lower is better",
         &zero.describe(),
     );
+    let top = lower + HEAD;
     for (i, row) in race.rows.iter().enumerate() {
-        let y = TOP + i as f64 * ROW;
+        let y = top + i as f64 * ROW;
         let lap = &row.overhead;
         let per_item = |s: f64| s * 1e6 / (lap.report.items.max(1) as f64);
         let (user, sys) = (
@@ -134,11 +148,12 @@ pub fn render(race: &Race) -> String {
             per_item(lap.client_cpu_sys_s),
         );
         let (user_fill, sys_fill) = colours(kind_of(row));
+        label(&mut svg, y, &lap.report.stage);
         let wu = user / most * PANEL;
         let ws = sys / most * PANEL;
         bar(
             &mut svg,
-            right,
+            left,
             y,
             wu,
             user_fill,
@@ -146,7 +161,7 @@ pub fn render(race: &Race) -> String {
         );
         bar(
             &mut svg,
-            right + wu,
+            left + wu,
             y,
             ws,
             sys_fill,
@@ -154,9 +169,8 @@ pub fn render(race: &Race) -> String {
         );
         value_text(
             &mut svg,
-            right,
+            left + wu + ws,
             y,
-            wu + ws,
             &format!("{:.1}", lap.client_cpu_us_per_item),
         );
     }
@@ -167,25 +181,25 @@ pub fn render(race: &Race) -> String {
         .iter()
         .find(|r| r.overhead.report.stage == crate::race::FLOOR)
     {
-        let x = right + floor.overhead.client_cpu_us_per_item / most * PANEL;
+        let x = left + floor.overhead.client_cpu_us_per_item / most * PANEL;
         let _ = writeln!(
             svg,
             r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#333333" stroke-dasharray="4 3"><title>floor: {:.1} µs/item</title></line>"##,
-            TOP - 4.0,
-            TOP + n * ROW,
+            top - 4.0,
+            top + n * ROW,
             floor.overhead.client_cpu_us_per_item
         );
         let _ = writeln!(
             svg,
-            r##"<text x="{x:.1}" y="{:.1}" font-family="sans-serif" font-size="10" fill="#333333" text-anchor="middle">floor</text>"##,
-            TOP + n * ROW + 12.0
+            r##"<text x="{x:.1}" y="{:.1}" fill="#333333" text-anchor="middle">floor</text>"##,
+            top + n * ROW + 14.0
         );
     }
 
-    legend(&mut svg, TOP + n * ROW + 34.0);
+    legend(&mut svg, top + n * ROW + 36.0);
     let _ = writeln!(
         svg,
-        r##"<text x="12" y="{:.1}" font-family="monospace" font-size="11" fill="#555555">$ {}</text>"##,
+        r##"<text x="12" y="{:.1}" font-family="monospace" fill="#555555">$ {}</text>"##,
         height - 14.0,
         escape(&race.command)
     );
@@ -193,11 +207,13 @@ pub fn render(race: &Race) -> String {
     svg
 }
 
-fn title(svg: &mut String, x: f64, what: &str, workload: &str) {
+fn title(svg: &mut String, y: f64, what: &str, workload: &str) {
     let _ = writeln!(
         svg,
-        r##"<text x="{x}" y="46" font-weight="bold">{}</text><text x="{x}" y="62" fill="#555555">{}</text>"##,
+        r##"<text x="12" y="{:.1}" font-weight="bold">{}</text><text x="12" y="{:.1}" fill="#555555">{}</text>"##,
+        y + 16.0,
         escape(what),
+        y + 32.0,
         escape(workload)
     );
 }
@@ -221,24 +237,17 @@ fn bar(svg: &mut String, x: f64, y: f64, w: f64, fill: &str, tooltip: &str) {
     );
 }
 
-/// The value at the end of a bar: inside it when the bar is long, after it
-/// otherwise.
-fn value_text(svg: &mut String, x: f64, y: f64, w: f64, text: &str) {
+/// The value after the end of a bar at `x`, in dark text on the page (the
+/// panels' headroom keeps room for it): on a bar's light shade, white or
+/// pale text would not read.
+fn value_text(svg: &mut String, x: f64, y: f64, text: &str) {
     let ty = y + BAR - 4.0;
-    if w > PANEL * 0.8 {
-        let _ = writeln!(
-            svg,
-            r#"<text x="{:.1}" y="{ty:.1}" text-anchor="end" fill="white">{text}</text>"#,
-            x + w - 4.0
-        );
-    } else {
-        // A white halo keeps the label readable over the ideal's line.
-        let _ = writeln!(
-            svg,
-            r#"<text x="{:.1}" y="{ty:.1}" stroke="white" stroke-width="3" paint-order="stroke">{text}</text>"#,
-            x + w + 4.0
-        );
-    }
+    // A white halo keeps the label readable over the ideal's line.
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{ty:.1}" stroke="white" stroke-width="3" paint-order="stroke">{text}</text>"#,
+        x + 4.0
+    );
 }
 
 fn legend(svg: &mut String, y: f64) {
@@ -247,7 +256,7 @@ fn legend(svg: &mut String, y: f64) {
         ("#f58518", "reference (threads, tokio)"),
         ("#9ecae9", "lighter: system time (kernel)"),
     ];
-    let mut x = LABELS;
+    let mut x = 12.0;
     for (fill, text) in entries {
         let _ = writeln!(
             svg,
@@ -256,5 +265,64 @@ fn legend(svg: &mut String, y: f64) {
             x + 17.0
         );
         x += 20.0 + 7.0 * text.len() as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use testbed::protocol::Phases;
+    use testbed::report::{Report, RunFacts};
+
+    use super::*;
+    use crate::race::{Rounds, Workloads};
+    use crate::run::Lap;
+
+    /// A lap of `name` with `throughput`, or `cpu_us` of client CPU per
+    /// item (a quarter of it user time).
+    fn lap(name: &str, items: usize, throughput: f64, cpu_us: f64) -> Lap {
+        let mut report = Report::build(&[], &[], RunFacts::new(name, Phases::Two));
+        report.items = items as u64;
+        report.throughput = throughput;
+        report.ideal_throughput = Some(12_500.0);
+        let cpu_s = cpu_us * items as f64 / 1e6;
+        Lap {
+            report,
+            client_cpu_s: cpu_s,
+            client_cpu_user_s: cpu_s / 4.0,
+            client_cpu_sys_s: cpu_s * 3.0 / 4.0,
+            client_cpu_us_per_item: cpu_us,
+        }
+    }
+
+    #[test]
+    fn the_chart_fits_the_column_and_every_value_is_dark_on_white() {
+        let workloads = Workloads::full();
+        let row = |name: &str, kind, throughput, cpu_us| Row {
+            kind: Some(kind),
+            latency_bound: lap(name, workloads.latency_bound.items, throughput, 0.0),
+            overhead: lap(name, workloads.overhead.items, 0.0, cpu_us),
+            rounds: Rounds::default(),
+            cpu_x_floor: None,
+            latency_bound_service: None,
+        };
+        let race = Race {
+            rows: vec![
+                row("fork", Kind::Rung, 3_809.0, 168.1),
+                row("tokio", Kind::Reference, 8_749.0, 42.4),
+                row("floor", Kind::Reference, 7_762.0, 32.7),
+            ],
+            workloads,
+            command: "race --rounds 5".into(),
+            steal: None,
+        };
+        let svg = render(&race);
+        // Drawn at the column's width, so 12 px text is read at 12 px...
+        assert!(svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" width="740""#));
+        // ...and no text is set smaller, nor white (on a light bar).
+        assert!(!svg.contains("font-size=\"10\"") && !svg.contains("font-size=\"11\""));
+        assert!(!svg.contains(r#"fill="white">"#), "{svg}");
+        // The longest bar's value, and every row's name in both panels.
+        assert!(svg.contains(">168.1</text>"));
+        assert_eq!(svg.matches(">fork</text>").count(), 2);
     }
 }

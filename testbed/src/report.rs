@@ -260,6 +260,11 @@ pub struct Report {
     /// since the run started. Timelines shade it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outage_ms: Option<[f64; 2]>,
+    /// Every wrong row's id, for the timeline to mark its bar wrong (a
+    /// wrong row claims success). Not part of the report's JSON, whose
+    /// `wrong_rows` quote the first few with their reasons.
+    #[serde(skip)]
+    pub wrong_ids: Vec<u64>,
 }
 
 impl Report {
@@ -289,11 +294,15 @@ impl Report {
                     report.failed += 1;
                     *report.errors.entry(kind.to_string()).or_insert(0) += 1;
                 }
-                Verdict::Wrong(why) => report.note_wrong(why),
+                Verdict::Wrong(why) => {
+                    report.wrong_ids.push(row.id.0);
+                    report.note_wrong(why);
+                }
             }
         }
         let listed: std::collections::BTreeSet<ItemId> = items.iter().map(|i| i.id).collect();
         for row in rows.iter().filter(|row| !listed.contains(&row.id)) {
+            report.wrong_ids.push(row.id.0);
             report.note_wrong(format!("item {} is not in the work list", row.id));
         }
         if facts.faults.is_some() {
@@ -448,6 +457,7 @@ impl Report {
             outage_ms: facts
                 .outage
                 .map(|(from, to)| [from.as_secs_f64() * 1e3, to.as_secs_f64() * 1e3]),
+            wrong_ids: Vec::new(),
         }
     }
 

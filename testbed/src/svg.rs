@@ -9,6 +9,11 @@
 
 use std::fmt::Write as _;
 
+/// The width the book's pictures are drawn at, in pixels: the book's text
+/// column, so that their 12 px text ([`header`]'s size) is read at 12 px
+/// and never shrinks below the 11 px a reader needs.
+pub const COLUMN: f64 = 740.0;
+
 /// The start of an SVG picture `width` × `height` pixels on a white
 /// background, in the house font: the common opening of the workspace's
 /// pictures (the timelines, the bench's race chart). Close it with

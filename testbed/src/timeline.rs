@@ -91,6 +91,11 @@ pub struct Bar {
     pub end_us: u64,
     /// `None` for a success, else the failure's kind (`timeout`, ...).
     pub kind: Option<String>,
+    /// The report found the row wrong: it claims an outcome the item
+    /// cannot have (a wrong hash, a success the server made fail). Drawn
+    /// in the colour of wrong, whatever it claims.
+    #[serde(default)]
+    pub wrong: bool,
     /// The outcome as the tooltip says it.
     pub what: String,
 }
@@ -123,7 +128,11 @@ impl Timeline {
                 start_us: row.started_us,
                 end_us: row.finished_us,
                 kind: row.outcome.as_ref().err().map(|f| f.kind.to_string()),
+                wrong: report.wrong_ids.contains(&row.id.0),
                 what: match &row.outcome {
+                    _ if report.wrong_ids.contains(&row.id.0) => {
+                        "wrong (see the report's wrong rows)".to_owned()
+                    }
                     Ok(_) => "ok".to_owned(),
                     Err(failure) => failure.to_string(),
                 },

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::{figures, handout, includes, starters};
+use crate::{figures, handout, includes, layout, quoted, starters};
 
 /// `cargo xtask`: the project's own tooling (book checks, exercise
 /// starters, the students' hand-out, figures).
@@ -50,13 +50,24 @@ pub struct Cli {
 /// `cargo xtask --help`; the rest is its own `--help`.
 #[derive(Debug, Subcommand)]
 pub enum Task {
-    /// Checks that every {{#include}} of the book resolves, then builds the
-    /// book with mdbook, which must print no warning.
+    /// Checks that every measured number the prose types is its figure's,
+    /// that every {{#include}} of the book resolves, then builds the book
+    /// with mdbook, which must print no warning.
     ///
     /// Every include must name a file that exists and an anchor in it that
     /// brings in at least one non-blank line (mdBook itself silently
     /// includes nothing for a missing anchor).
     CheckBook,
+    /// Builds the book and loads every page in headless Chromium at 1280
+    /// and 400 px: fails on what overflows its column, wrapped diagrams,
+    /// and figure text under 11 px or too faint.
+    ///
+    /// Skipped, with a line saying so, where Chromium is not installed.
+    CheckLayout {
+        /// The pages to check, by file name (`ch04-select.html`); every
+        /// page when none is given.
+        pages: Vec<String>,
+    },
     /// Prints words, code blocks and code lines per page of the book,
     /// includes expanded (what the teachers' session plan is measured with).
     BookStats,
@@ -91,7 +102,12 @@ impl Task {
     /// Runs the task on the repository at `root`.
     pub fn run(self, root: &std::path::Path) -> Result<()> {
         match self {
-            Task::CheckBook => includes::check_book(root),
+            Task::CheckBook => {
+                // The numbers first: they need no build.
+                quoted::check_book(root)?;
+                includes::check_book(root)
+            }
+            Task::CheckLayout { pages } => layout::check(root, &pages),
             Task::BookStats => includes::book_stats(root),
             Task::Starters { dir } => {
                 let out = dir.unwrap_or_else(|| root.join(starters::DEFAULT_DIR));
@@ -161,6 +177,8 @@ mod tests {
     fn the_commands_ci_and_the_docs_use_still_parse() {
         for args in [
             &["check-book"][..],
+            &["check-layout"],
+            &["check-layout", "ch04-select.html"],
             &["book-stats"],
             &["starters"],
             &["starters", "/tmp/starters"],

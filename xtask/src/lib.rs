@@ -1,8 +1,12 @@
 //! `cargo xtask`: the project's own tooling, in Rust so CI needs only cargo.
 //!
 //! - `cargo xtask check-book`: every `{{#include}}` in the book points at a
-//!   file and anchor that exist and include something, then `mdbook build
-//!   book` must print no warning.
+//!   file and anchor that exist and include something, every measured
+//!   number the prose types is the one its figure holds ([`quoted`]), then
+//!   `mdbook build book` must print no warning.
+//! - `cargo xtask check-layout`: builds the book and reads every page in
+//!   headless Chromium at 1280 and 400 px ([`layout`]): nothing overflows
+//!   its column, no diagram wraps, figure text is 11 px or more.
 //! - `cargo xtask book-stats`: words, code blocks and code lines per page,
 //!   includes expanded (what the teachers' session plan is measured with).
 //! - `cargo xtask starters [DIR]`: writes the exercise starters (the
@@ -36,6 +40,8 @@ pub mod cli;
 pub mod figures;
 pub mod handout;
 pub mod includes;
+pub mod layout;
+pub mod quoted;
 pub mod starters;
 mod tidy;
 

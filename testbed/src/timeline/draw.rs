@@ -14,7 +14,7 @@ use super::legend::{class_of, legend_entries, style};
 use super::{Service, Timeline};
 
 /// The picture's width in pixels: the book's text column.
-const WIDTH: f64 = 740.0;
+const WIDTH: f64 = crate::svg::COLUMN;
 const LEFT: f64 = 44.0;
 const RIGHT: f64 = 12.0;
 /// Plot width in pixels.
@@ -125,8 +125,11 @@ pub fn render_stack(runs: &[Timeline], command: Option<&str>) -> String {
             escape(&how)
         );
         lanes(&mut svg, run, top, lane_height);
-        outage(&mut svg, run, top, lane_height, &x);
+        let label = outage(&mut svg, run, top, lane_height, &x);
         bars(&mut svg, run, top, lane_height, &x);
+        // Over the bars, so none hides it; inside the shade, so it clears
+        // the panel's title above.
+        svg.push_str(&label);
     }
 
     for (i, line) in command_lines.iter().enumerate() {
@@ -191,28 +194,39 @@ fn lanes(svg: &mut String, run: &Timeline, top: f64, lane_height: f64) {
 /// The server's outage window (`--outage`), shaded behind the bars: from its
 /// start to its end, or to the end of the run if the run ended first. What
 /// a stage does while its server is down, and how soon it recovers, is then
-/// there to see.
-fn outage(svg: &mut String, run: &Timeline, top: f64, lane_height: f64, x: &dyn Fn(u64) -> f64) {
+/// there to see. Returns the window's label, for the caller to draw over
+/// the bars.
+fn outage(
+    svg: &mut String,
+    run: &Timeline,
+    top: f64,
+    lane_height: f64,
+    x: &dyn Fn(u64) -> f64,
+) -> String {
     let Some([from, to]) = run.report.outage_ms else {
-        return;
+        return String::new();
     };
     let (x0, x1) = (
         x((from * 1e3) as u64),
         x(((to * 1e3) as u64).min(run.end_us())),
     );
     if x1 <= x0 {
-        return;
+        return String::new();
     }
     let height = lane_height * f64::from(run.lanes());
     let _ = writeln!(
         svg,
-        r##"<rect x="{x0:.2}" y="{top:.1}" width="{:.2}" height="{height:.2}" fill="#000000" fill-opacity="0.12"><title>the server was down from {} to {} ms</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="#555555">server down</text>"##,
+        r##"<rect x="{x0:.2}" y="{top:.1}" width="{:.2}" height="{height:.2}" fill="#000000" fill-opacity="0.12"><title>the server was down from {} to {} ms</title></rect>"##,
         x1 - x0,
         format_ms(from),
         format_ms(to),
-        (x0 + x1) / 2.0,
-        top - 1.0
     );
+    // The picture's own text size, dark, with a white halo over the bars.
+    format!(
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#222222" stroke="white" stroke-width="3" paint-order="stroke">server down</text>"##,
+        (x0 + x1) / 2.0,
+        top + 13.0
+    ) + "\n"
 }
 
 /// One group per item: the light bar from start to finish, the dark
@@ -235,7 +249,10 @@ fn bars(svg: &mut String, run: &Timeline, top: f64, lane_height: f64, x: &dyn Fn
         let x0 = x(bar.start_us);
         let w = (x(bar.end_us) - x0).max(0.8);
         let y0 = top + f64::from(bar.lane) * lane_height + gap / 2.0;
-        let class = class_of(bar.kind.as_deref());
+        let class = class_of(bar.kind.as_deref(), bar.wrong);
+        // A wrong bar is solid from end to end: light, its near black
+        // would read as grey, the colour of `refused`.
+        let light = if bar.wrong { "" } else { light };
         let spans: Vec<(u64, u64)> = service
             .get(&bar.id)
             .map(|spans| {

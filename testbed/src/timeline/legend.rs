@@ -19,6 +19,13 @@ pub(super) const LIGHT_OPACITY: f64 = 0.35;
 /// Colour of a successful item.
 pub(super) const OK_COLOUR: &str = "#4c78a8";
 
+/// Colour of a wrong one: near black, unlike any outcome's colour, since a
+/// wrong row may claim any outcome.
+pub(super) const WRONG_COLOUR: &str = "#222222";
+
+/// The class of a wrong bar.
+pub(super) const WRONG_CLASS: &str = "wrong";
+
 /// Colour of a failure of `kind`: distinct from the blue of success and from
 /// each other.
 pub(super) fn failure_colour(kind: ErrorKind) -> &'static str {
@@ -39,21 +46,28 @@ pub(super) fn style() -> String {
     for kind in ErrorKind::ALL {
         let _ = write!(css, ".{}{{fill:{}}}", kind.as_str(), failure_colour(kind));
     }
+    let _ = write!(css, ".{WRONG_CLASS}{{fill:{WRONG_COLOUR}}}");
     let _ = write!(css, ".l{{fill-opacity:{LIGHT_OPACITY}}}");
     format!("<style>{css}</style>\n")
 }
 
-/// The class of a bar: `ok`, or its failure's kind.
-pub(super) fn class_of(kind: Option<&str>) -> &'static str {
+/// The class of a bar: `wrong` for a wrong row, else `ok` or its
+/// failure's kind.
+pub(super) fn class_of(kind: Option<&str>, wrong: bool) -> &'static str {
+    if wrong {
+        return WRONG_CLASS;
+    }
     kind.and_then(|k| k.parse::<ErrorKind>().ok())
         .map_or("ok", ErrorKind::as_str)
 }
 
-/// The legend: success and each failure kind that appears (with one run,
-/// each with its count), then, if the bars have two shades, what each shade
-/// means, in grey, since it applies to every colour.
+/// The legend: success, each failure kind that appears and wrong rows if
+/// any (with one run, each with its count), then, if the bars have two
+/// shades, what each shade means, shown on success's blue: the swatch
+/// looks like most of the bars it explains, and the shade is the same on
+/// every colour.
 pub(super) fn legend_entries(runs: &[Timeline], shaded: bool) -> Vec<(&'static str, f64, String)> {
-    const SHADE: &str = "#555555";
+    const SHADE: &str = OK_COLOUR;
     let count = |n: u64| {
         if runs.len() == 1 {
             format!(" {n}")
@@ -62,15 +76,23 @@ pub(super) fn legend_entries(runs: &[Timeline], shaded: bool) -> Vec<(&'static s
         }
     };
     let ok: u64 = runs.iter().map(|r| r.report.ok).sum();
+    let wrong = runs
+        .iter()
+        .flat_map(|r| &r.bars)
+        .filter(|b| b.wrong)
+        .count() as u64;
     let mut entries = vec![(OK_COLOUR, 1.0, format!("ok{}", count(ok)))];
     let mut failures: BTreeMap<ErrorKind, u64> = BTreeMap::new();
-    for bar in runs.iter().flat_map(|r| &r.bars) {
+    for bar in runs.iter().flat_map(|r| &r.bars).filter(|b| !b.wrong) {
         if let Some(kind) = bar.kind.as_deref().and_then(|k| k.parse().ok()) {
             *failures.entry(kind).or_insert(0) += 1;
         }
     }
     for (kind, n) in failures {
         entries.push((failure_colour(kind), 1.0, format!("{kind}{}", count(n))));
+    }
+    if wrong > 0 {
+        entries.push((WRONG_COLOUR, 1.0, format!("wrong{}", count(wrong))));
     }
     if shaded {
         entries.push((SHADE, 1.0, "the server's service time".to_owned()));

@@ -145,11 +145,17 @@ fn an_outage_is_shaded_behind_the_bars() {
     let (mut report, rows) = run(4, 40);
     report.outage_ms = Some([20.0, 50.0]);
     let svg = render(&report, &rows, None);
-    let shade = svg.find("server down").expect("the outage is labelled");
-    assert!(
-        shade < svg.find("<title>item").expect("bars"),
-        "behind them"
-    );
+    let shade = svg
+        .find("the server was down")
+        .expect("the outage is shaded");
+    let bars = svg.find("<title>item").expect("bars");
+    assert!(shade < bars, "behind them");
+    // Its label is drawn over the bars, inside the shade (below the
+    // panel's title), at the picture's own text size.
+    let label = svg.find(">server down<").expect("the outage is labelled");
+    assert!(label > bars, "over the bars");
+    let tag = &svg[svg[..label].rfind("<text").expect("its text")..label];
+    assert!(!tag.contains("font-size"), "{tag}");
     assert!(
         svg.contains("the server was down from 20 to 50 ms"),
         "{svg}"
@@ -161,4 +167,50 @@ fn ticks_are_round() {
     assert_eq!(tick_step(80.0), 10.0);
     assert_eq!(tick_step(1_000.0), 200.0);
     assert_eq!(tick_step(3.0), 0.5);
+}
+
+#[test]
+fn a_wrong_row_is_drawn_wrong_whatever_it_claims() {
+    let (_, mut rows) = run(2, 8);
+    let list = items(8, 1);
+    // Item 1 claims success with item 2's hash.
+    rows[1].outcome = Ok(list[2].expected_result());
+    let report = Report::build(&list, &rows, {
+        let mut facts = RunFacts::new("test", crate::protocol::Phases::Two);
+        facts.concurrency = 2;
+        facts.elapsed = Duration::from_secs(1);
+        facts
+    });
+    assert_eq!(report.wrong, 1);
+    let svg = render(&report, &rows, None);
+    assert_eq!(svg.matches(r#"class="wrong""#).count(), 1, "{svg}");
+    // Solid even when the bars have two shades.
+    let shaded = with_a_service_time(&report, &rows);
+    assert!(!shaded.contains(r#"class="wrong l""#), "{shaded}");
+    assert_eq!(shaded.matches(r#"class="wrong""#).count(), 1);
+    assert!(svg.contains("item 1: wrong"), "its tooltip says so");
+    assert!(svg.contains(">wrong 1</text>"), "and the legend counts it");
+}
+
+#[test]
+fn the_shade_swatches_are_the_colour_of_the_bars() {
+    let (report, rows) = run(2, 4);
+    let svg = with_a_service_time(&report, &rows);
+    for label in ["the server's service time", "waiting on the client"] {
+        let at = svg.find(&format!(">{label}<")).expect("a legend entry");
+        let swatch = &svg[svg[..at].rfind("<rect").expect("its swatch")..at];
+        assert!(swatch.contains(r##"fill="#4c78a8""##), "{swatch}");
+    }
+}
+
+/// The picture of a run in which the server logged item 0's service time,
+/// so the bars have two shades.
+fn with_a_service_time(report: &Report, rows: &[Row]) -> String {
+    let mut timeline = Timeline::new(report, rows, &[], Instant::now());
+    timeline.service = vec![Service {
+        id: 0,
+        start_us: 1_000,
+        end_us: 4_000,
+    }];
+    render_stack(std::slice::from_ref(&timeline), None)
 }
