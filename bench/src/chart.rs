@@ -291,6 +291,7 @@ mod tests {
             client_cpu_user_s: cpu_s / 4.0,
             client_cpu_sys_s: cpu_s * 3.0 / 4.0,
             client_cpu_us_per_item: cpu_us,
+            syscalls_per_item: None,
         }
     }
 
