@@ -125,9 +125,19 @@ fn the_page_runs_in_a_browser_with_and_without_a_loop() {
         let path = dir.path().join(format!("loop-{with_loop}.html"));
         std::fs::write(&path, render_page(&[timeline(with_loop)])).unwrap();
         // At 12.5 ms, items 4 to 7 (from 10 to 19 ms) are in flight.
-        let Some(dom) = browser::load(&path, "t=12.5ms") else {
+        let Some(dom) = browser::load(&path, "t=12.5ms&item=3") else {
             return; // no chromium here: said by `load`
         };
+        // Item 3 failed with `KO <500>` on lane 3, from 0 to 9 ms, 5 ms
+        // of it at the server: its tooltip, opened by the address.
+        for said in [
+            "<b>item 3</b> on connection #3",
+            "service 5.0 ms, waiting 4.0 ms",
+            "outcome: ko: KO &lt;500&gt;",
+            "fault injected: ko",
+        ] {
+            assert!(dom.contains(said), "the tooltip says {said}");
+        }
         assert_eq!(browser::errors(&dom), "", "the page's script failed");
         assert_eq!(count(&dom, "data-item=\""), 20);
         assert_eq!(distinct(&dom, "data-lane").len(), 4);

@@ -235,16 +235,49 @@ window.addEventListener('error', function (e) {
       'outcome: ' + esc(b.what),
       'fault injected: ' + (b.kind ? esc(b.kind) : 'none')
     ];
+    showText(rows, cx, cy);
+  }
+  function showText(rows, cx, cy) {
     tip.innerHTML = rows.filter(Boolean).join('<br>');
     tip.style.display = 'block';
     var w = tip.offsetWidth, h = tip.offsetHeight;
     tip.style.left = Math.max(4, Math.min(window.innerWidth - w - 4, cx + 12)) + 'px';
     tip.style.top = Math.max(4, Math.min(window.innerHeight - h - 4, cy + 12)) + 'px';
   }
+  // A wake-up is a 1-pixel tick: the pointer needs only to be near it.
+  function wakeAt(cx, cy) {
+    var rect = svg.getBoundingClientRect();
+    var px = cx - rect.left, py = cy - rect.top;
+    for (var r = 0; r < runs.length; r++) {
+      var m = runs[r], turns = m.run.turns ? m.run.turns.turns : [];
+      if (py < m.top || py > m.top + laneH || !turns.length) { continue; }
+      var t = tAt(px), lo = 0, hi = turns.length - 1;
+      while (lo < hi) {
+        var mid = (lo + hi) >> 1;
+        if (turns[mid].woke_us < t) { lo = mid + 1; } else { hi = mid; }
+      }
+      var best = lo > 0 && Math.abs(turns[lo - 1].woke_us - t) < Math.abs(turns[lo].woke_us - t) ? lo - 1 : lo;
+      if (Math.abs(x(turns[best].woke_us) - px) <= 6) { return { m: m, i: best, turn: turns[best] }; }
+    }
+    return null;
+  }
+  function showWakeTip(w, cx, cy) {
+    var t = w.turn;
+    showText([
+      '<b>wake-up ' + (w.i + 1) + '</b> of the loop' + (runs.length > 1 ? ' (' + esc(w.m.run.label) + ')' : ''),
+      'at ' + ms(t.woke_us) + ', after sleeping ' + ms(t.slept_us),
+      t.ready + ' connection' + (t.ready === 1 ? '' : 's') + ' ready, ' + t.timers + ' timer' + (t.timers === 1 ? '' : 's') + ' fired',
+      (t.ran ? t.ran + ' fibers or tasks ran, ' : '') + t.done + ' item' + (t.done === 1 ? '' : 's') + ' finished',
+      'then worked ' + ms(t.busy_us) + ' before waiting again'
+    ], cx, cy);
+  }
   svg.addEventListener('pointermove', function (e) {
     if (drag) { return; }
     var hit = barOf(e.target);
-    if (hit) { showTip(hit, e.clientX, e.clientY); } else { tip.style.display = 'none'; }
+    var wake = hit ? null : wakeAt(e.clientX, e.clientY);
+    if (hit) { showTip(hit, e.clientX, e.clientY); }
+    else if (wake) { showWakeTip(wake, e.clientX, e.clientY); }
+    else { tip.style.display = 'none'; }
   });
   svg.addEventListener('pointerleave', function () { tip.style.display = 'none'; });
 
@@ -314,7 +347,8 @@ window.addEventListener('error', function (e) {
       var rect = svg.getBoundingClientRect();
       if (e.clientX - rect.left >= LABEL_W) { setCursor(tAt(e.clientX - rect.left)); }
       var hit = barOf(e.target);
-      if (hit) { showTip(hit, e.clientX, e.clientY); }
+      var wake = hit ? null : wakeAt(e.clientX, e.clientY);
+      if (hit) { showTip(hit, e.clientX, e.clientY); } else if (wake) { showWakeTip(wake, e.clientX, e.clientY); }
     }
   });
 
@@ -344,8 +378,17 @@ window.addEventListener('error', function (e) {
   window.addEventListener('resize', redraw);
   window.addEventListener('hashchange', fromHash);
 
-  // `#t=12.5ms` (or `us`, `s`) puts the cursor there: a link to an instant.
+  // `#t=12.5ms` (or `us`, `s`) puts the cursor there: a link to an
+  // instant. `&item=42` opens item 42's tooltip: a link to an item.
   function fromHash() {
+    var item = /(?:^#|&)item=([0-9]+)/.exec(location.hash);
+    if (item) {
+      runs.forEach(function (m) {
+        m.run.bars.forEach(function (b) {
+          if (String(b.id) === item[1]) { showTip({ m: m, b: b }, 8, 8); }
+        });
+      });
+    }
     var m = /(?:^#|&)t=([0-9.]+)(us|µs|ms|s)?/.exec(location.hash);
     if (!m) { return false; }
     var unit = { us: 1, 'µs': 1, ms: 1e3, s: 1e6 }[m[2] || 'ms'];
