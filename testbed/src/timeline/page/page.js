@@ -50,8 +50,10 @@ window.addEventListener('error', function (e) {
   });
   var totalLanes = runs.reduce(function (n, m) { return n + m.lanes + 1; }, 0);
   var laneH = Math.max(6, Math.min(18, Math.floor(560 / Math.max(1, totalLanes))));
+  // In a stack each run gets a line above its lanes for its name.
+  var HEAD = runs.length > 1 ? 14 : 0;
   var y = AXIS_H;
-  runs.forEach(function (m) { m.top = y; y += (m.lanes + 1) * laneH + GAP; });
+  runs.forEach(function (m) { m.top = y + HEAD; y = m.top + (m.lanes + 1) * laneH + GAP; });
   var height = y;
 
   // ---- The view: the time window shown, and the cursor -------------------
@@ -89,7 +91,8 @@ window.addEventListener('error', function (e) {
     }
     // lane-bg rects span the plot: placed with the axis
     Array.prototype.forEach.call(g.querySelectorAll('.lane-bg'), function (r) { moving.push([r, null, null]); });
-    g.appendChild(text('run-label', 2, m.top + laneH - 4, runs.length > 1 ? run.label : 'loop'));
+    g.appendChild(text('lane-label', 2, m.top + laneH - 3, 'loop'));
+    if (HEAD) { g.appendChild(text('run-label', 2, m.top - 3, run.label)); }
     if (run.report.outage_ms) {
       var o = run.report.outage_ms;
       var shade = el('rect', { 'class': 'outage', y: m.top, height: (m.lanes + 1) * laneH });
