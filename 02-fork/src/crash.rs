@@ -21,9 +21,9 @@ pub const CRASH_FORMS: &str =
     "K:N with N at least 1, e.g. 2:10 (worker 2 kills itself after recording 10 outcomes)";
 
 /// Worker `worker` raises `SIGKILL` on itself after recording `after`
-/// outcomes. If its partition has `after` items or fewer, it finishes
-/// normally. A plan for a worker the run does not fork (`K` at or beyond
-/// `--conns`, or `--items`) is refused by the binary.
+/// outcomes. A plan for a worker the run does not fork (`K` at or beyond
+/// `--conns`, or `--items`), or beyond its partition (more outcomes than
+/// it has items, so it would never fire), is refused by the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CrashPlan {
     /// Which worker dies.

@@ -35,13 +35,26 @@ fn main() -> ExitCode {
     let args: Args = parse_or_exit();
     // The workers forked: one per item at most (see `Forked::run`).
     let workers = args.settings.conns.min(args.settings.items);
-    if let Some(plan) = args.crash_worker
-        && plan.worker.index() >= workers
-    {
-        return usage_error(&format!(
-            "--crash-worker {plan}: this run forks {workers} worker processes (the smaller of \
-             --conns and --items), numbered from 0"
-        ));
+    if let Some(plan) = args.crash_worker {
+        if plan.worker.index() >= workers {
+            return usage_error(&format!(
+                "--crash-worker {plan}: this run forks {workers} worker processes (the smaller \
+                 of --conns and --items), numbered from 0"
+            ));
+        }
+        // Round-robin: worker K gets every workers-th item from the K-th.
+        // A plan to die after more outcomes than it has items would never
+        // fire, and the run would teach nothing, silently.
+        let share = args.settings.items / workers
+            + usize::from(plan.worker.index() < args.settings.items % workers);
+        if plan.after > share {
+            return usage_error(&format!(
+                "--crash-worker {plan}: worker {} has only {share} items in this run (--items \
+                 dealt round-robin to {workers} workers), so it would never die; use N from 1 \
+                 to {share}",
+                plan.worker.index()
+            ));
+        }
     }
     let workers = if args.threads {
         Workers::Threads

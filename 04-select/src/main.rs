@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use select::{BackendArg, Select};
-use testbed::cli::{Settings, parse_or_exit};
+use testbed::cli::{Settings, parse_or_exit, usage_error};
 
 /// Stage 4 of async-ladder: one thread waits on every connection at once.
 #[derive(Debug, Parser)]
@@ -20,6 +20,9 @@ struct Args {
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
+    if let Err(message) = args.selector.check(&args.settings) {
+        return usage_error(&message);
+    }
     let stage = Select {
         backend: args.selector.backend,
     };

@@ -95,6 +95,45 @@ pub struct BackendArg {
     pub backend: Backend,
 }
 
+impl BackendArg {
+    /// Refuses, before the run, a `select` backend whose connections would
+    /// need descriptors at or above `FD_SETSIZE` (1024): the run would
+    /// otherwise fail half-way, at the first socket numbered 1024. The
+    /// count is the harness's own estimate: each connection's socket, its
+    /// server end too when the embedded server runs in this process, and
+    /// the spare descriptors every process keeps.
+    ///
+    /// ```
+    /// use select::{Backend, BackendArg};
+    /// use testbed::cli::Settings;
+    ///
+    /// let select = BackendArg { backend: Backend::Select };
+    /// let many = Settings { conns: 1100, items: 1100, ..Settings::default() };
+    /// assert!(select.check(&many).unwrap_err().contains("FD_SETSIZE"));
+    /// let epoll = BackendArg { backend: Backend::Epoll };
+    /// assert_eq!(epoll.check(&many), Ok(()));
+    /// ```
+    pub fn check(&self, settings: &testbed::cli::Settings) -> Result<(), String> {
+        use testbed::limits::SPARE_DESCRIPTORS;
+        if self.backend != Backend::Select {
+            return Ok(());
+        }
+        let conns = settings.conns.min(settings.items) as u64;
+        let per_conn = if settings.server.is_none() { 2 } else { 1 };
+        let need = conns * per_conn + SPARE_DESCRIPTORS;
+        let room = fd_set::FD_SETSIZE as u64;
+        if need <= room {
+            return Ok(());
+        }
+        let fits = (room - SPARE_DESCRIPTORS) / per_conn;
+        Err(format!(
+            "--backend select: {conns} connections need descriptors up to about {need}, but \
+             select(2) watches only descriptors below FD_SETSIZE ({room}): use --conns {fits} \
+             or fewer, or --backend poll or --backend epoll"
+        ))
+    }
+}
+
 // ANCHOR: selector
 /// Waits on many descriptors at once, with the backend chosen at run time.
 ///

@@ -183,12 +183,14 @@ fn run_stats(pool: &CheckoutPool, scenario: &Scenario) -> RunStats {
         // Which of the two it was shows in the counters: a pool that never
         // connected once was not too small, its server was unreachable.
         let why = if stats.opened() == 0 && stats.connect_failures > 0 {
-            "the server could not be reached: every connect failed"
+            "the server could not be reached: every connect failed, so checkouts failed at \
+             once instead of waiting out the checkout timeout"
         } else {
-            "the pool was too small for the load, or the server could not be reached"
+            "within the checkout timeout, or at once while every connect failed: the pool \
+             was too small for the load, or the server could not be reached"
         };
         run.note(format!(
-            "{} checkouts got no connection within the checkout timeout: {why}",
+            "{} checkouts got no connection: {why}",
             stats.gave_up
         ));
     }

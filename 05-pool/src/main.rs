@@ -70,6 +70,9 @@ fn main() -> ExitCode {
         seed: args.settings.seed,
         ..Knobs::default()
     };
+    if let Err(message) = args.selector.check(&args.settings) {
+        return usage_error(&message);
+    }
     // The knobs must fit the size: say which flag does not, with status 2.
     if let Err(problem) = knobs.validate(args.settings.conns) {
         return usage_error(&format!("--min-idle/--conns: {problem}"));

@@ -195,6 +195,9 @@ pub const CONTENDERS: &[Contender] = &[
     Contender::rung("executor", &[LatencyBound, Uneven, Overhead, Scale], || {
         Box::new(executor::Futures::default())
     }),
+    Contender::rung("uring", &[LatencyBound, Uneven, Overhead, Scale], || {
+        Box::new(uring::Uring)
+    }),
     Contender::reference("threads", &[LatencyBound, Uneven, Overhead, Scale], || {
         Box::new(Threads)
     }),

@@ -143,6 +143,10 @@ impl Stage for Metered<'_> {
         self.stage.read_timeout()
     }
 
+    fn available(&self) -> Result<(), String> {
+        self.stage.available()
+    }
+
     // ANCHOR: metered
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
         let before = CpuTime::now()?;

@@ -43,7 +43,8 @@
 //! Every run goes through `testbed::harness::execute` against a slow server
 //! in a process of its own ([`servers`]), so the client's CPU time
 //! (`getrusage`, [`cpu`]) is the client's alone; a contender that forks
-//! runs in a fresh process ([`run`]).
+//! runs in a fresh process ([`run`]). The system calls per item are
+//! counted by the kernel, in one more lap of each ([`syscalls`]).
 //!
 //! Not here: any stage's mechanism. Read the stage crates for that.
 
@@ -54,8 +55,10 @@ pub mod contenders;
 pub mod cpu;
 pub mod floor;
 pub mod race;
+pub mod racing;
 pub mod run;
 pub mod servers;
+pub mod syscalls;
 pub mod table;
 pub mod tasks;
 pub mod threads;

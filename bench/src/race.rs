@@ -13,33 +13,33 @@
 //!   item costs the *client* in CPU ([`crate::cpu`]).
 //!
 //! Each contender gets a slow server per workload in a process of its own,
-//! forked before anything else ([`plan`], [`crate::servers`]): its peak of
-//! connections is then that contender's alone, and the client's CPU time is
-//! the client's alone. On a shared machine one run is noisy, so the race
-//! runs several rounds and shows, for each contender, the round with the
-//! median throughput ([`run`]).
+//! forked before anything else ([`crate::racing::plan`],
+//! [`crate::servers`]): its peak of connections is then that contender's
+//! alone, and the client's CPU time is the client's alone. On a shared
+//! machine one run is noisy, so the race runs several rounds and shows, for
+//! each contender, the round with the median throughput
+//! ([`crate::racing::run`]).
 //!
 //! A row ([`Row`]) is one contender: the latency-bound run's report keys at
 //! the top level (like a stage's `--json`), plus the client's CPU time, and
 //! the overhead run's under `overhead`.
 //!
-//! Not here: drawing ([`crate::chart`]) and tables ([`crate::table`]).
+//! This module is the race's model: what it runs, and what it found, which
+//! reads back from `race.json`. Not here: running it ([`crate::racing`]),
+//! drawing ([`crate::chart`]) and tables ([`crate::table`]).
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use testbed::cli::Settings;
-use testbed::duration::format_duration;
 use testbed::faults::FaultPlan;
 use testbed::latency::LatencyModel;
 use testbed::protocol::Phases;
 use testbed::server::{ServerConfig, ServiceStats};
 
-use crate::contenders::{Contender, Kind};
-use crate::run::{Lap, RunError, Runner};
-use crate::servers::Servers;
+use crate::contenders::Kind;
+use crate::run::Lap;
 
 /// The seed of the item list and the server's draws (fixed: every
 /// contender gets the same items).
@@ -201,7 +201,8 @@ impl Part {
         }
     }
 
-    fn of(self, workloads: &Workloads) -> &Workload {
+    /// Its workload among `workloads`.
+    pub fn of(self, workloads: &Workloads) -> &Workload {
         match self {
             Part::LatencyBound => &workloads.latency_bound,
             Part::Overhead => &workloads.overhead,
@@ -279,7 +280,8 @@ pub struct RoundFigures {
 }
 
 impl RoundFigures {
-    fn of(lap: &Lap) -> RoundFigures {
+    /// The headline figures of `lap`.
+    pub fn of(lap: &Lap) -> RoundFigures {
         RoundFigures {
             throughput: lap.report.throughput,
             client_cpu_us_per_item: lap.client_cpu_us_per_item,
@@ -348,258 +350,43 @@ pub struct Race {
     pub steal: Option<f64>,
 }
 
-/// Why a race stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum RaceError {
-    /// A run failed.
-    #[error("{contender}, {part}: {error}")]
-    Run {
-        /// The contender.
-        contender: String,
-        /// The workload.
-        part: &'static str,
-        /// What went wrong.
-        error: RunError,
-    },
-    /// The server forked for a run was missing or failed.
-    #[error("{contender}, {part}: the slow server: {why}")]
-    Server {
-        /// The contender.
-        contender: String,
-        /// The workload.
-        part: &'static str,
-        /// What went wrong.
-        why: String,
-    },
-}
+/// The largest figure a race records: no count, time, rate or share it
+/// measures comes near it (ten million items at most, a run of hours).
+const MAX_FIGURE: f64 = 1e15;
 
-/// The key of the server forked for one run.
-fn server_key(contender: &Contender, part: Part) -> String {
-    format!("{}/{}", contender.name, part.as_str())
-}
-
-/// The servers a race needs, one per contender and workload: fork them with
-/// [`Servers::start`] before anything starts a thread.
-pub fn plan(contenders: &[&Contender], workloads: &Workloads) -> Vec<(String, ServerConfig)> {
-    contenders
-        .iter()
-        .flat_map(|c| {
-            Part::ALL.map(|part| (server_key(c, part), part.of(workloads).server_config()))
-        })
-        .collect()
-}
-
-/// Where a race writes its pictures, and what they say made them.
-#[derive(Debug, Clone)]
-pub struct Output {
-    /// The folder for each contender's timeline (`NAME.svg`).
-    pub timelines: PathBuf,
-    /// The race's command line, printed under each timeline.
-    pub command: String,
-}
-
-/// Runs the race: `rounds` times every contender on both workloads, each
-/// contender and workload on its own server from `servers`. Rounds run one
-/// after the other, each through every contender, so a burst of load from
-/// elsewhere on the machine spoils one round of several contenders rather
-/// than every round of one. `progress` hears before and after each run.
-pub fn run(
-    contenders: &[&Contender],
-    workloads: &Workloads,
-    rounds: usize,
-    servers: &mut Servers,
-    runner: &Runner,
-    output: &Output,
-    progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Vec<Row>, RaceError> {
-    let rounds = rounds.max(1);
-    let total = rounds * contenders.len() * Part::ALL.len();
-    // laps[contender][part]: every round's lap, and its timeline if any.
-    let mut laps: Vec<[Vec<Done>; 2]> = contenders
-        .iter()
-        .map(|_| [Vec::new(), Vec::new()])
-        .collect();
-    let mut index = 0;
-    for round in 1..=rounds {
-        for (contender, laps) in contenders.iter().zip(&mut laps) {
-            for (part, laps) in Part::ALL.into_iter().zip(laps.iter_mut()) {
-                index += 1;
-                progress(Progress::Starting {
-                    index,
-                    total,
-                    contender: contender.name,
-                    part,
-                });
-                let done = run_one(contender, part, workloads, round, servers, runner, output)?;
-                progress(Progress::Finished { lap: &done.0, part });
-                laps.push(done);
-            }
-        }
-    }
-    let mut rows = Vec::new();
-    for (contender, [ladder, zero]) in contenders.iter().zip(laps) {
-        let figures = |laps: &[Done]| laps.iter().map(|(lap, _)| RoundFigures::of(lap)).collect();
-        let rounds = Rounds {
-            latency_bound: figures(&ladder),
-            overhead: figures(&zero),
-        };
-        let latency_bound = settle(contender, Part::LatencyBound, ladder, servers, output)?;
-        rows.push(Row {
-            kind: Some(contender.kind),
-            latency_bound: latency_bound.0,
-            overhead: settle(contender, Part::Overhead, zero, servers, output)?.0,
-            rounds,
-            cpu_x_floor: None,
-            latency_bound_service: Some(latency_bound.1),
-        });
-    }
-    divide_by_floor(&mut rows);
-    Ok(rows)
-}
-
-/// A finished run: its lap, and its timeline's path if it drew one.
-type Done = (Lap, Option<PathBuf>);
-
-/// One run: a contender, a workload, a round.
-fn run_one(
-    contender: &Contender,
-    part: Part,
-    workloads: &Workloads,
-    round: usize,
-    servers: &Servers,
-    runner: &Runner,
-    output: &Output,
-) -> Result<Done, RaceError> {
-    let workload = part.of(workloads);
-    let addr = servers
-        .addr(&server_key(contender, part))
-        .ok_or_else(|| RaceError::Server {
-            contender: contender.name.to_owned(),
-            part: part.as_str(),
-            why: "none was forked for this run".into(),
-        })?;
-    // Only the ladder's timelines: at zero latency a timeline of 40,000
-    // items is a solid block that says nothing the table does not.
-    let timeline = (part == Part::LatencyBound).then(|| {
-        output
-            .timelines
-            .join(format!("{}.round-{round}.svg", contender.name))
-    });
-    let caption = format!(
-        "{}   # {}: {}",
-        output.command,
-        contender.name,
-        workload.describe()
-    );
-    let settings = workload.settings(addr);
-    let lap = runner
-        .run(contender, &settings, timeline.as_deref(), Some(&caption))
-        .map_err(|error| RaceError::Run {
-            contender: contender.name.to_owned(),
-            part: part.as_str(),
-            error,
-        })?;
-    Ok((lap, timeline))
-}
-
-/// Picks the median round, keeps its timeline as `NAME.svg`, and stops the
-/// server, whose peak of connections is the contender's; returns the lap
-/// and the service times the server applied over every round.
-fn settle(
-    contender: &Contender,
-    part: Part,
-    mut laps: Vec<Done>,
-    servers: &mut Servers,
-    output: &Output,
-) -> Result<(Lap, ServiceStats), RaceError> {
-    let server_error = |why: String| RaceError::Server {
-        contender: contender.name.to_owned(),
-        part: part.as_str(),
-        why,
-    };
-    let stats = servers
-        .take(&server_key(contender, part))
-        .ok_or_else(|| server_error("none was forked for this run".into()))?
-        .finish()
-        .map_err(|e| server_error(e.to_string()))?;
-    laps.sort_by(|a, b| a.0.report.throughput.total_cmp(&b.0.report.throughput));
-    // `run` made at least one round; with an even count, the upper median.
-    let (mut lap, timeline) = laps.swap_remove(laps.len() / 2);
-    for (_, other) in laps {
-        if let Some(path) = other {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-    if let Some(path) = timeline {
-        let kept = output.timelines.join(format!("{}.svg", contender.name));
-        std::fs::rename(&path, &kept).map_err(|e| RaceError::Run {
-            contender: contender.name.to_owned(),
-            part: part.as_str(),
-            error: RunError::Timeline(e),
-        })?;
-    }
-    // The harness saw an external server and could not know its peak.
-    lap.report.server_peak_conns = Some(stats.peak_conns);
-    Ok((lap, stats.service))
-}
-
-/// What [`run`] reports as it goes.
-#[derive(Debug, Clone, Copy)]
-pub enum Progress<'a> {
-    /// A run is about to start.
-    Starting {
-        /// 1-based.
-        index: usize,
-        /// Runs in the race.
-        total: usize,
-        /// Who.
-        contender: &'a str,
-        /// Which workload.
-        part: Part,
-    },
-    /// It finished.
-    Finished {
-        /// Its lap.
-        lap: &'a Lap,
-        /// Which workload.
-        part: Part,
-    },
-}
-
-impl std::fmt::Display for Progress<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Progress::Starting {
-                index,
-                total,
-                contender,
-                part,
-            } => write!(
-                f,
-                "race: [{index:>2}/{total}] {contender:<14} {:<13} ",
-                part.as_str()
-            ),
-            Progress::Finished { lap, .. } => {
-                let r = &lap.report;
-                write!(
-                    f,
-                    "{:>9.0} items/s in {:>7}, p99 {:>7.2} ms, client CPU {:>6.1} us/item, lost {}, wrong {}",
-                    r.throughput,
-                    format_duration(Duration::from_secs_f64(r.elapsed_s)),
-                    r.latency_ms.p99,
-                    lap.client_cpu_us_per_item,
-                    r.lost,
-                    r.wrong
-                )
-            }
-        }
+impl Race {
+    /// Checks a race read back from a file (`--replot`): every figure in
+    /// it must be one a race can measure, not negative and below 10^15.
+    /// A file edited by hand, or damaged, would otherwise draw `inf` into
+    /// the chart and print `-inf%`. The error names the first bad figure
+    /// by its place in the JSON (`rows[2].throughput`).
+    pub fn check(&self) -> Result<(), String> {
+        let value = serde_json::to_value(self).map_err(|e| e.to_string())?;
+        check_figures(&value, "")
     }
 }
 
-/// Writes `text` to `path`, creating its folder.
-pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+fn check_figures(value: &serde_json::Value, at: &str) -> Result<(), String> {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if (0.0..=MAX_FIGURE).contains(&x) => Ok(()),
+            _ => Err(format!(
+                "{at} is {n}, which no race measures (every figure is from 0 to 1e15)"
+            )),
+        },
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .try_for_each(|(i, item)| check_figures(item, &format!("{at}[{i}]"))),
+        Value::Object(fields) => fields.iter().try_for_each(|(key, field)| {
+            let at = if at.is_empty() {
+                key.clone()
+            } else {
+                format!("{at}.{key}")
+            };
+            check_figures(field, &at)
+        }),
+        _ => Ok(()),
     }
-    std::fs::write(path, text)
 }

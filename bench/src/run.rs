@@ -49,6 +49,10 @@ pub struct Lap {
     pub client_cpu_sys_s: f64,
     /// `client_cpu_s` per item, µs.
     pub client_cpu_us_per_item: f64,
+    /// System calls per item, counted by the kernel in a lap of its own
+    /// ([`crate::syscalls`]); `null` when no tool could count them.
+    #[serde(default)]
+    pub syscalls_per_item: Option<f64>,
 }
 
 impl Lap {
@@ -64,6 +68,7 @@ impl Lap {
             client_cpu_user_s: cpu.user.as_secs_f64(),
             client_cpu_sys_s: cpu.sys.as_secs_f64(),
             client_cpu_us_per_item: per_item,
+            syscalls_per_item: None,
             report,
         }
     }

@@ -6,13 +6,15 @@
 use testbed::svg::thousands;
 
 use crate::race::{Race, Row};
+use crate::run::Lap;
 
 /// The column headers.
-const HEADERS: [&str; 11] = [
+const HEADERS: [&str; 13] = [
     "stage",
     "items/s",
     "efficiency",
     "p99 ms",
+    "calls/item",
     "conns",
     "DB conns",
     "lost",
@@ -20,15 +22,16 @@ const HEADERS: [&str; 11] = [
     "items/s, 0 ms",
     "CPU µs/item, 0 ms",
     "× floor",
+    "calls/item, 0 ms",
 ];
 
 /// Columns holding numbers, aligned right.
-const NUMERIC: [bool; 11] = [
-    false, true, true, true, true, true, true, true, true, true, true,
+const NUMERIC: [bool; 13] = [
+    false, true, true, true, true, true, true, true, true, true, true, true, true,
 ];
 
 /// The cells of one row.
-fn cells(row: &Row) -> [String; 11] {
+fn cells(row: &Row) -> [String; 13] {
     let ladder = &row.latency_bound.report;
     let zero = &row.overhead;
     [
@@ -38,6 +41,7 @@ fn cells(row: &Row) -> [String; 11] {
             .efficiency
             .map_or("n/a".to_owned(), |e| format!("{:.0}%", e * 100.0)),
         format!("{:.1}", ladder.latency_ms.p99),
+        calls(&row.latency_bound),
         ladder
             .server_peak_conns
             .map_or("?".to_owned(), |n| n.to_string()),
@@ -48,17 +52,27 @@ fn cells(row: &Row) -> [String; 11] {
         format!("{:.1}", zero.client_cpu_us_per_item),
         row.cpu_x_floor
             .map_or("n/a".to_owned(), |x| format!("{x:.2}")),
+        calls(zero),
     ]
+}
+
+/// A lap's system calls per item, or nothing when they were not counted.
+fn calls(lap: &Lap) -> String {
+    lap.syscalls_per_item
+        .map_or(String::new(), |n| format!("{n:.2}"))
 }
 
 /// The caption that says what the columns measured.
 pub fn legend(race: &Race) -> String {
     let mut legend = format!(
-        "Columns 2 to 6: {}; `conns` is the most connections the server saw at \
-         once. Columns 9 to 11: {}; CPU is the client's user + system time \
+        "Columns 2 to 7: {}; `conns` is the most connections the server saw at \
+         once. Columns 10 to 13: {}; CPU is the client's user + system time \
          per item (its process and its children, not the server's), and × floor \
          that CPU as a multiple of the `floor` row's, the least a client can \
-         do for this workload. Lost and wrong count both runs.",
+         do for this workload. Calls/item are the system calls the kernel \
+         counted per item in one more lap of each, in a process of its own \
+         (`perf stat -e raw_syscalls:sys_enter`; empty where no tool could \
+         count). Lost and wrong count both runs.",
         race.workloads.latency_bound.describe(),
         race.workloads.overhead.describe()
     );
@@ -134,7 +148,7 @@ pub fn split_markdown(race: &Race) -> String {
 
 /// The table in aligned columns, for a terminal.
 pub fn text(race: &Race) -> String {
-    let rows: Vec<[String; 11]> = race.rows.iter().map(cells).collect();
+    let rows: Vec<[String; 13]> = race.rows.iter().map(cells).collect();
     let width = |col: usize| {
         rows.iter()
             .map(|r| r[col].chars().count())

@@ -13,8 +13,9 @@
 //! neither `--items` nor what it accepts. Path and address flags do not,
 //! so that `--db --json` is still an error about a missing value.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -123,6 +124,13 @@ pub struct Settings {
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
 
+    /// Show the run live in the terminal while it goes on: each
+    /// connection's item and phase, the counts, throughput against the
+    /// ideal, the watchdog's word on a stall. q or Ctrl-C stops the run
+    /// (its report is printed).
+    #[arg(long)]
+    pub watch: bool,
+
     /// How long a run may record nothing before the watchdog says what it
     /// waits on. Hidden: for tests, which cannot wait ten seconds.
     #[arg(
@@ -130,6 +138,7 @@ pub struct Settings {
         value_name = "DURATION",
         default_value = "10s",
         value_parser = parse_positive_duration,
+        allow_hyphen_values = true,
         hide = true
     )]
     pub stall_after: Duration,
@@ -156,14 +165,55 @@ impl Default for Settings {
 }
 
 /// Writes `text` to stdout and flushes it, returning the error that
-/// `print!` would panic with. A binary whose output is piped into
-/// `head` meets `BrokenPipe` here, and should end quietly with the
-/// status it would have had.
+/// `print!` would panic with. Most callers want [`print_or_report`], which
+/// also says what the error means.
 pub fn print(text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
+}
+
+/// Where printed text went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Printed {
+    /// Written.
+    Written,
+    /// The reader closed its end (`EPIPE`, as when piped into `head`):
+    /// nobody wants more, so a program writes nothing more to stdout and
+    /// ends quietly, the way `cat` does, with the status its work earned.
+    ReaderGone,
+}
+
+/// Writes `text` to stdout, and decides what a failure means, once for
+/// every binary (Rust ignores `SIGPIPE`, so where `cat` would die of it,
+/// `print!` panics instead):
+///
+/// - a reader that went away is [`Printed::ReaderGone`], no message;
+/// - any other error (`> /dev/full`: no space left) is a line on stderr
+///   and exit status 1, as coreutils do: output was lost, and a script
+///   must know.
+///
+/// ```no_run
+/// use std::process::ExitCode;
+/// use testbed::cli::{Printed, print_or_report};
+///
+/// fn main() -> ExitCode {
+///     match print_or_report("hello\n") {
+///         Ok(Printed::Written | Printed::ReaderGone) => ExitCode::SUCCESS,
+///         Err(status) => status,
+///     }
+/// }
+/// ```
+pub fn print_or_report(text: &str) -> Result<Printed, ExitCode> {
+    match print(text) {
+        Ok(()) => Ok(Printed::Written),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Printed::ReaderGone),
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            Err(ExitCode::FAILURE)
+        }
+    }
 }
 
 /// Parses the process's arguments; on a bad flag prints one line naming it
@@ -172,20 +222,72 @@ pub fn print(text: &str) -> std::io::Result<()> {
 pub fn parse_or_exit<A: Parser>() -> A {
     match A::try_parse() {
         Ok(args) => args,
-        Err(error) if !error.use_stderr() => error.exit(),
+        // `--help` and `--version`: on a terminal, clap prints them in
+        // colour. Elsewhere they go through the same check as any output,
+        // since clap ignores a failed write: `--version > /dev/full` would
+        // exit 0 having printed nothing.
+        Err(error) if !error.use_stderr() => {
+            if std::io::stdout().is_terminal() {
+                error.exit()
+            }
+            let status = match print_or_report(&error.render().to_string()) {
+                Ok(_) => 0,
+                Err(_) => 1,
+            };
+            std::process::exit(status)
+        }
         Err(error) => {
-            let rendered = error.render().to_string();
-            let first = rendered.lines().next().unwrap_or("error: bad arguments");
-            eprintln!("{first} (see --help)");
+            eprintln!("{} (see --help)", one_line(&error.render().to_string()));
             std::process::exit(EXIT_USAGE.into())
         }
     }
+}
+
+/// The first line of a clap error, with the list that follows it when the
+/// line only introduces one ("the following required arguments were not
+/// provided:" then one argument a line): without the list, the line names
+/// nothing.
+fn one_line(rendered: &str) -> String {
+    let mut lines = rendered.lines();
+    let first = lines.next().unwrap_or("error: bad arguments").trim_end();
+    if !first.ends_with(':') {
+        return first.to_owned();
+    }
+    let listed: Vec<&str> = lines
+        .take_while(|line| line.starts_with(' '))
+        .map(str::trim)
+        .collect();
+    format!("{first} {}", listed.join(", "))
 }
 
 /// Prints a usage error in the same one-line form and returns exit status 2.
 pub fn usage_error(message: &str) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(EXIT_USAGE)
+}
+
+/// Whether two paths name one file (so that a program can refuse to
+/// overwrite its own input or its results): the same device and inode when both
+/// exist, the same absolute path (through the real parent directory)
+/// when they do not yet.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(a), Ok(b)) = (a.metadata(), b.metadata()) {
+        use std::os::unix::fs::MetadataExt;
+        return a.dev() == b.dev() && a.ino() == b.ino();
+    }
+    match (resolved(a), resolved(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// `path` with its parent directory resolved, if the parent exists.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    Some(parent.canonicalize().ok()?.join(path.file_name()?))
 }
 
 fn parse_phases(s: &str) -> Result<Phases, String> {
@@ -244,6 +346,21 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_argument_is_named_on_the_one_line() {
+        #[derive(Parser, Debug)]
+        struct Two {
+            #[arg(long)]
+            out: PathBuf,
+            #[arg(required = true)]
+            runs: Vec<String>,
+        }
+        let error = Two::try_parse_from(["two"]).expect_err("both are missing");
+        let line = one_line(&error.render().to_string());
+        assert!(line.contains("--out") && line.contains("RUNS"), "{line}");
+        assert_eq!(one_line("error: plain\n\nUsage: x"), "error: plain");
+    }
+
+    #[test]
     fn defaults_match_the_design() {
         let s = Settings::default();
         assert_eq!(
@@ -268,7 +385,8 @@ mod tests {
 
     #[test]
     fn bad_values_name_the_flag_and_the_forms() {
-        let cases: [(&[&str], &str, &str); 18] = [
+        let huge = "10000000000000000000s";
+        let cases: [(&[&str], &str, &str); 22] = [
             (&["--latency", "fast"], "--latency", "uniform:1ms..20ms"),
             (&["--faults", "nak=2"], "--faults", "nak, ko, hang"),
             (&["--faults", "nak=0.1,nak=0.2"], "--faults", "given twice"),
@@ -293,6 +411,16 @@ mod tests {
                 "positive",
             ),
             (&["--seed", "-1"], "--seed", "-1"),
+            // Durations beyond a day: once a panic when a stage added one
+            // to the clock.
+            (&["--read-timeout", huge], "--read-timeout", "up to a day"),
+            (
+                &["--connect-timeout", huge],
+                "--connect-timeout",
+                "up to a day",
+            ),
+            (&["--latency", huge], "--latency", "at most a day"),
+            (&["--outage", "1ms+86401s"], "--outage", "at most a day"),
             (&["--outage", "-1ms+2ms"], "--outage", "START+LENGTH"),
         ];
         for (args, flag, form) in cases {

@@ -2,49 +2,60 @@
 //!
 //! Every stage binary's `main` is three lines: parse its arguments, build the
 //! stage, call [`main`]. Tests and the bench call [`execute`] and get the
-//! [`Report`] back instead of printed output. Both go through the same steps:
+//! [`Report`] back instead of printed output. Both go through the same
+//! steps, each a function named for it (`execute_with` reads as this list):
 //!
-//! 1. check the settings make sense for this stage, and lock `--db`
-//!    (`harness/preflight.rs`: a `hang` fault with no read timeout would
-//!    wait forever, more connections than descriptors would hang, a second
-//!    run on one database would mix their results);
-//! 2. start the embedded slow server: threads in this process, or its own
-//!    process when the stage forks (a forking process must stay
-//!    single-threaded), or none with `--server` (`harness/embedded.rs`);
-//! 3. create the results database (in memory, or a file);
-//! 4. run the stage, timing it, with the stall watchdog watching (a stage
-//!    in this process: [`crate::watchdog`]) and, in a binary, SIGINT and
-//!    SIGTERM turned into an account of what was recorded
-//!    ([`crate::interrupt`]);
-//! 5. stop the server and read its statistics (the *applied* service time
-//!    for Little's law, the peak of connections), or learn that it died;
-//! 6. verify the database and build the report.
+//! 1. **preflight**: check the settings make sense for this stage, and
+//!    lock `--db` (`harness/preflight.rs`: a `hang` fault with no read
+//!    timeout would wait forever, more connections than descriptors would
+//!    hang, a second run on one database would mix their results);
+//! 2. **server**: start the embedded slow server: threads in this
+//!    process, or its own process when the stage forks (a forking process
+//!    must stay single-threaded), or none with `--server`
+//!    (`harness/embedded.rs`);
+//! 3. **database**: create the results database, in memory or a file
+//!    (`harness/database.rs`);
+//! 4. **progress**: the live view with `--watch` ([`crate::watch`]), a
+//!    bar on a terminal, or nothing;
+//! 5. **watchdog**: in a stage that runs in this process, a thread that
+//!    says what a silent run waits on ([`crate::watchdog`]) and, in a
+//!    binary, turns SIGINT and SIGTERM into an account of what was
+//!    recorded ([`crate::interrupt`]);
+//! 6. **run**: the stage, timed;
+//! 7. **report**: stop the server and read its statistics (the *applied*
+//!    service time for Little's law, the peak of connections), or learn
+//!    that it died or, external, went away; verify the database and build
+//!    the report (`harness/verdict.rs`);
+//! 8. **timeline**: in a binary, after printing the report, the picture
+//!    of the run ([`Execution::write_timeline`]).
 
+mod database;
 mod embedded;
 mod preflight;
+mod verdict;
 
 use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
-use crate::cli::{Settings, print, usage_error};
-use crate::duration::format_duration;
+use crate::cli::{Printed, Settings, print_or_report, usage_error};
 use crate::interrupt::{RunRecord, Signals, exit_status};
 use crate::progress::Progress;
-use crate::report::{Report, RunFacts};
-use crate::server::{ServedLine, ServerConfig, ServerStats};
-use crate::stage::{Scenario, Stage, StageError};
-use crate::store::{DbTarget, Row, Store, StoreError};
+use crate::report::Report;
+use crate::server::{ServedLine, ServerConfig};
+use crate::stage::{RunStats, Scenario, Stage, StageError};
+use crate::store::{Row, StoreError};
 use crate::timeline::{self, Timeline};
 use crate::turns::LoopTurns;
 use crate::watchdog::{Monitor, Watch};
 use crate::workload;
 
-use embedded::{EmbeddedServer, ServerEnd};
+use database::Results;
+use embedded::EmbeddedServer;
 pub use preflight::DEFAULT_EXTERNAL_READ_TIMEOUT;
 
 /// Why a run produced no report.
@@ -131,9 +142,12 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
             } else {
                 report.to_string()
             };
-            // `print!` panics when stdout is a pipe the reader closed
-            // (`01-sync | head`); the run's verdict stands all the same.
-            let mut printed = print(&text);
+            // Piped into `head`, the rest of the report is not wanted; the
+            // run's verdict stands all the same.
+            let printed = match print_or_report(&text) {
+                Ok(printed) => printed,
+                Err(status) => return status,
+            };
             if let Some(path) = &settings.timeline {
                 let command = settings.caption.clone().unwrap_or_else(command_line);
                 if let Err(e) = execution.write_timeline(path, Some(&command)) {
@@ -143,17 +157,15 @@ pub fn main(stage: &dyn Stage, settings: &Settings) -> ExitCode {
                     );
                     return ExitCode::FAILURE;
                 }
-                if !settings.json && printed.is_ok() {
-                    printed = print(&format!("  timeline     {}\n", path.display()));
+                let line = format!("  timeline     {}\n", path.display());
+                if !settings.json
+                    && printed == Printed::Written
+                    && let Err(status) = print_or_report(&line)
+                {
+                    return status;
                 }
             }
-            match printed {
-                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-                    eprintln!("error: could not print the report: {e}");
-                    ExitCode::FAILURE
-                }
-                _ => verdict,
-            }
+            verdict
         }
         Err(HarnessError::Usage(message)) => usage_error(&message),
         Err(HarnessError::Interrupted { signal, account }) => {
@@ -188,6 +200,9 @@ pub fn execute(stage: &dyn Stage, settings: &Settings) -> Result<Execution, Harn
 }
 
 /// [`execute`], taking SIGINT and SIGTERM from `signals` when given.
+///
+/// The run, step by step, as the module's list describes it; each step is
+/// a function below (or in `harness/`) named for what it does.
 fn execute_with(
     stage: &dyn Stage,
     settings: &Settings,
@@ -197,68 +212,17 @@ fn execute_with(
     // must outlive every SQLite connection this process has to the file
     // (see `store/lock.rs`).
     let preflight = preflight::check(stage, settings)?;
-
-    let config = ServerConfig {
-        latency: settings.latency,
-        faults: settings.faults.with_outage(settings.outage),
-        seed: settings.seed,
-        max_conns: None,
-    };
-    // The outage window counts from the server's start; the timeline draws
-    // it from the run's epoch, a few milliseconds later.
-    let server_started = Instant::now();
-    let server = EmbeddedServer::start(stage, settings, config)?;
-    if settings.timeline.is_some() {
-        server.record_served_lines();
-    }
-
-    // A stage that records from several connections needs a file; without
-    // `--db` it gets a temporary one, removed when `_scratch` drops.
-    let mut _scratch = None;
-    let target = match &settings.db {
-        Some(path) => DbTarget::File(path.clone()),
-        None if stage.needs_db_file() => {
-            let dir = tempfile::tempdir().map_err(HarnessError::Scratch)?;
-            let target = DbTarget::File(dir.path().join("results.db"));
-            _scratch = Some(dir);
-            target
-        }
-        None => DbTarget::memory(),
-    };
-    let creator = Store::create(&target, Instant::now())?;
-    let mut notes = preflight.notes;
-    if let (Some(previous), Some(path)) = (creator.replaced(), target.path()) {
-        notes.push(format!(
-            "{} held the results of {previous}: this run replaced them",
-            path.display()
-        ));
-    }
-    // An in-memory database lives while a connection is open, so keep this
-    // one. A file does not need it, and a forking stage must not carry an
-    // open SQLite connection across fork(): close it.
-    let keeper = match target {
-        DbTarget::Memory(_) => Some(creator),
-        // Explicitly: a value that is not moved lives to the end of its
-        // scope, and this one would be open across every fork of the run.
-        DbTarget::File(_) => {
-            drop(creator);
-            None
-        }
-    };
-
-    let progress = if settings.json || stage.forks() {
-        Progress::hidden()
-    } else {
-        Progress::for_terminal(stage.name(), settings.items as u64)
-    };
+    let server = Server::start(stage, settings)?;
+    let results = Results::create(stage, settings)?;
+    let progress = progress_for(stage, settings, &server.embedded);
     let scenario = Scenario {
         items: workload::items(settings.items, settings.seed),
         conns: settings.conns,
         phases: settings.phases,
-        server: server.addr(),
+        server: server.embedded.addr(),
         read_timeout: preflight.read_timeout,
         connect_timeout: settings.connect_timeout,
-        db: target.clone(),
+        db: results.target.clone(),
         epoch: Instant::now(),
         progress: progress.clone(),
         stall_after: settings.stall_after,
@@ -266,99 +230,47 @@ fn execute_with(
     let record = RunRecord {
         stage: stage.name(),
         settings: settings.clone(),
-        target: target.clone(),
+        concurrency: stage.connections(settings.conns).min(settings.items),
+        target: results.target.clone(),
         epoch: scenario.epoch,
-        scratch: _scratch.as_ref().map(|dir| dir.path().to_owned()),
+        scratch: results.scratch_dir(),
         progress: progress.clone(),
     };
-    // A forking stage stays single-threaded: it watches, and takes the
-    // signals, itself.
-    let mut monitor = if stage.forks() {
-        None
-    } else {
-        let watch = Watch {
-            stage: stage.name(),
-            items: settings.items as u64,
-            server: server.addr(),
-            read_timeout: preflight.read_timeout,
-            read_timeout_support: stage.read_timeout(),
-            progress: progress.clone(),
-            stall_after: settings.stall_after,
-        };
-        let interrupt = signals.clone().map(|signals| (signals, record.clone()));
-        // Without its thread the run is only unwatched, not wrong.
-        Monitor::start(watch, interrupt).ok()
-    };
-    let outcome = stage.run(&scenario);
-    let elapsed = scenario.epoch.elapsed();
-    if let Some(monitor) = &mut monitor {
-        monitor.stop();
-    }
-    progress.finish();
-    let served = server.served_lines();
+    let monitor = watch(stage, settings, &scenario, &record, signals.clone());
+    let ran = run(stage, &scenario, monitor);
+    let served = server.embedded.served_lines();
     // A forking stage that saw SIGINT or SIGTERM stopped its children and
     // left the signal pending for this.
     if let Some(signal) = signals.as_ref().and_then(|signals| signals.take()) {
-        drop(server.finish());
+        drop(server.embedded.finish());
         let account = record.interrupted(signal);
         return Err(HarnessError::Interrupted { signal, account });
     }
-    let (server_stats, server_died) = match server.finish() {
-        ServerEnd::Stopped(stats) => (Some(stats), None),
-        ServerEnd::Died(how) => (None, Some(how)),
-        ServerEnd::External => (None, None),
-    };
-    let stats = outcome?;
+    let server_end = server.embedded.finish();
+    let stats = ran.outcome?;
 
-    let mut reader = match keeper {
-        Some(store) => store,
-        None => Store::open(&target, scenario.epoch)?,
-    };
+    let mut notes = preflight.notes;
+    notes.extend(results.notes.iter().cloned());
+    let (mut reader, rows) = results.read(scenario.epoch)?;
     if let Some(turns) = stats.turns() {
-        reader.record_turns(turns)?;
+        reader.store.record_turns(turns)?;
     }
-    let turns = reader.turns()?;
-    let rows = reader.rows()?;
-    notes.extend(stats.notes().iter().cloned());
-    if let Some(server_stats) = &server_stats {
-        notes.extend(server_notes(server_stats, &config));
-    }
-    let mean_service = server_stats
-        .as_ref()
-        .and_then(ServerStats::mean_service_time)
-        .unwrap_or_else(|| settings.latency.mean());
-    // With a dead server the faults it injected are not known: it may have
-    // died before injecting them.
-    let known = server_stats.is_some();
-    let facts = RunFacts {
-        concurrency: stats.concurrency(),
-        elapsed,
-        mean_service,
-        served_lines: server_stats.as_ref().map(|s| s.service.count),
-        faults: known.then_some((config.faults, settings.seed)),
-        server_peak_conns: server_stats.as_ref().map(|s| s.peak_conns),
-        server_accepted: server_stats.as_ref().map(|s| s.accepted),
-        db_connections: reader.db_connections()?,
+    let turns = reader.store.turns()?;
+    let report = verdict::report(verdict::Run {
+        stage,
+        settings,
+        scenario: &scenario,
+        stats,
+        elapsed: ran.elapsed,
+        server_end,
+        config: &server.config,
+        server_started: server.started,
         notes,
-        stage_stats: stats
-            .figures()
-            .iter()
-            .map(|(key, value)| ((*key).to_owned(), value.clone()))
-            .collect(),
-        external_server: settings.server.is_some(),
-        server_died,
-        outage: config.faults.outage().map(|outage| {
-            let lead = scenario.epoch.saturating_duration_since(server_started);
-            (
-                outage.start.saturating_sub(lead),
-                outage.end().saturating_sub(lead),
-            )
-        }),
-        ..RunFacts::new(stage.name(), settings.phases)
-    };
-    let report = Report::build(&scenario.items, &rows, facts);
+        rows: &rows,
+        db_connections: reader.store.db_connections()?,
+    });
     // Kept so that the `report` binary can reread the run, page and all.
-    timeline::keep(&mut reader, &report, &served, scenario.epoch)?;
+    timeline::keep(&mut reader.store, &report, &served, scenario.epoch)?;
     drop(reader);
     drop(preflight.lock);
     Ok(Execution {
@@ -370,26 +282,99 @@ fn execute_with(
     })
 }
 
-/// What the embedded server's statistics tell a reader of the report that
-/// the rows do not: it ran out of descriptors, it went through an outage.
-fn server_notes(stats: &ServerStats, config: &ServerConfig) -> Vec<String> {
-    let mut notes = Vec::new();
-    if stats.out_of_descriptors > 0 {
-        notes.push(format!(
-            "the embedded server ran out of descriptors and turned {} connections away with \
-             `503 out of descriptors`: fewer --conns, or slow-server in its own process \
-             (--server)",
-            stats.out_of_descriptors
-        ));
+/// The server a run talks to, with what the report needs to know of its
+/// start.
+struct Server {
+    embedded: EmbeddedServer,
+    /// What an embedded server was told to do (its faults make the
+    /// expected outcomes).
+    config: ServerConfig,
+    /// The outage window counts from the server's start; the timeline
+    /// draws it from the run's epoch, a few milliseconds later.
+    started: Instant,
+}
+
+impl Server {
+    /// Starts the embedded server (threads, or a process of its own for a
+    /// stage that forks), or notes the external one.
+    fn start(stage: &dyn Stage, settings: &Settings) -> Result<Server, HarnessError> {
+        let config = ServerConfig {
+            latency: settings.latency,
+            faults: settings.faults.with_outage(settings.outage),
+            seed: settings.seed,
+            max_conns: None,
+        };
+        let started = Instant::now();
+        let embedded = EmbeddedServer::start(stage, settings, config)?;
+        if settings.timeline.is_some() {
+            embedded.record_served_lines();
+        }
+        Ok(Server {
+            embedded,
+            config,
+            started,
+        })
     }
-    if let Some(outage) = config.faults.outage() {
-        notes.push(format!(
-            "the server was down from {} to {} after it started (--outage {outage}): it \
-             refused connects and reset {} open connections",
-            format_duration(outage.start),
-            format_duration(outage.end()),
-            stats.reset_by_outage
-        ));
+}
+
+/// The live view with `--watch` (when it can show the run: see
+/// [`crate::watch::wanted`]), the progress bar on a terminal, or nothing:
+/// with `--json` stdout is for the report alone, and a forking stage's
+/// children each count in a copy of it.
+fn progress_for(stage: &dyn Stage, settings: &Settings, server: &EmbeddedServer) -> Progress {
+    if crate::watch::wanted(stage, settings) {
+        let progress = Progress::hidden();
+        let feeds = crate::watch::Feeds::new(&progress, server.board());
+        crate::watch::start(crate::watch::Setup::of(stage, settings), feeds);
+        return progress;
     }
-    notes
+    if settings.json || stage.forks() {
+        Progress::hidden()
+    } else {
+        Progress::for_terminal(stage.name(), settings.items as u64)
+    }
+}
+
+/// Starts the watchdog (and the interrupt's collector) on its own thread.
+/// A forking stage stays single-threaded: it watches, and takes the
+/// signals, itself, so it gets none.
+fn watch(
+    stage: &dyn Stage,
+    settings: &Settings,
+    scenario: &Scenario,
+    record: &RunRecord,
+    signals: Option<Arc<Signals>>,
+) -> Option<Monitor> {
+    if stage.forks() {
+        return None;
+    }
+    let watch = Watch {
+        stage: stage.name(),
+        items: settings.items as u64,
+        server: scenario.server,
+        read_timeout: scenario.read_timeout,
+        read_timeout_support: stage.read_timeout(),
+        progress: scenario.progress.clone(),
+        stall_after: settings.stall_after,
+    };
+    let interrupt = signals.map(|signals| (signals, record.clone()));
+    // Without its thread the run is only unwatched, not wrong.
+    Monitor::start(watch, interrupt).ok()
+}
+
+/// What running the stage came to, and how long it took.
+struct Ran {
+    outcome: Result<RunStats, StageError>,
+    elapsed: Duration,
+}
+
+/// Runs the stage, timed, then stops the watchdog and the progress bar.
+fn run(stage: &dyn Stage, scenario: &Scenario, mut monitor: Option<Monitor>) -> Ran {
+    let outcome = stage.run(scenario);
+    let elapsed = scenario.epoch.elapsed();
+    if let Some(monitor) = &mut monitor {
+        monitor.stop();
+    }
+    scenario.progress.finish();
+    Ran { outcome, elapsed }
 }

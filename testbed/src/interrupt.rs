@@ -96,6 +96,10 @@ pub struct RunRecord {
     pub stage: &'static str,
     /// The run's settings.
     pub settings: Settings,
+    /// The connections the run could have in flight: the stage's own
+    /// count (`Stage::connections`: one for 01-sync, whatever `--conns`
+    /// says), at most one an item.
+    pub concurrency: usize,
     /// Its database.
     pub target: DbTarget,
     /// When it started.
@@ -160,7 +164,7 @@ impl RunRecord {
         let db_connections: std::collections::BTreeSet<u32> =
             rows.iter().map(|row| row.db_conn).collect();
         let facts = RunFacts {
-            concurrency: self.settings.conns.min(items),
+            concurrency: self.concurrency,
             elapsed,
             mean_service: self.settings.latency.mean(),
             faults: embedded.then_some((

@@ -13,7 +13,7 @@ use crate::duration::{format_duration, parse_duration};
 use crate::protocol::{ItemId, Phase};
 
 /// The forms `--latency` accepts, quoted in every error about it.
-pub const LATENCY_FORMS: &str = "10ms (fixed), uniform:1ms..20ms, exp:10ms (exponential with that mean), bimodal:0.1:100ms:5ms (10% take 100ms, the rest 5ms), pareto:2ms:1.5 (at least 2ms, a heavy tail of shape 1.5, above 1)";
+pub const LATENCY_FORMS: &str = "10ms (fixed), uniform:1ms..20ms, exp:10ms (exponential with that mean), bimodal:0.1:100ms:5ms (10% take 100ms, the rest 5ms), pareto:2ms:1.5 (at least 2ms, a heavy tail of shape 1.5, above 1), every duration at most a day";
 
 /// The largest Pareto shape accepted: beyond it the tail is too thin to
 /// matter (at 100, one request in a million takes 15% over the minimum).

@@ -60,5 +60,6 @@ pub mod svg;
 pub mod testing;
 pub mod timeline;
 pub mod turns;
+pub mod watch;
 pub mod watchdog;
 pub mod workload;

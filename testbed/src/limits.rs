@@ -58,10 +58,15 @@ impl DescriptorNeed {
             return Ok(());
         }
         let fits = limit.saturating_sub(SPARE_DESCRIPTORS) / per_conn.max(1);
-        let server = if self.server > 0 {
-            format!(", {} for the embedded server's ends", self.server)
+        // Only an embedded server shares this process's limit: moving it
+        // out is advice only then (with --server it is out already).
+        let (server, elsewhere) = if self.server > 0 {
+            (
+                format!(", {} for the embedded server's ends", self.server),
+                ", or run slow-server in a process of its own and pass --server",
+            )
         } else {
-            String::new()
+            (String::new(), "")
         };
         let hard = if hard == rlimit::INFINITY {
             "unlimited".to_owned()
@@ -71,8 +76,7 @@ impl DescriptorNeed {
         Err(format!(
             "{conns} connections need about {} descriptors ({} for the connections{server}, \
              {SPARE_DESCRIPTORS} spare), but this process may open {limit} (RLIMIT_NOFILE, hard \
-             limit {hard}): use --conns {fits} or fewer, or run slow-server in a process of its \
-             own and pass --server",
+             limit {hard}): use --conns {fits} or fewer{elsewhere}",
             self.total(),
             self.client
         ))
@@ -133,6 +137,14 @@ mod tests {
             assert!(refusal.contains(words), "{words}: {refusal}");
         }
         assert_eq!(need.check(1_264, 1_264, 600, 2), Ok(()));
+        // The server elsewhere already (--server): no advice to move it.
+        let client_only = DescriptorNeed {
+            client: 600,
+            server: 0,
+        };
+        let refusal = client_only.check(256, 256, 600, 1).expect_err("600 > 256");
+        assert!(refusal.contains("--conns 192"), "{refusal}");
+        assert!(!refusal.contains("--server"), "{refusal}");
     }
 
     #[test]

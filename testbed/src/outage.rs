@@ -22,7 +22,7 @@ use crate::duration::{format_duration, parse_duration};
 
 /// The forms `--outage` accepts, quoted in every error about it.
 pub const OUTAGE_FORMS: &str =
-    "START+LENGTH, two durations from the server's start, e.g. 200ms+300ms";
+    "START+LENGTH, two durations from the server's start, e.g. 200ms+300ms, each at most a day";
 
 /// The server is down from `start` to `start + length`, measured from the
 /// moment it started.

@@ -4,17 +4,34 @@
 //! that nothing is recorded after it has said how much was
 //! ([`Progress::close`]).
 //!
+//! Instead of the bar, a [`Screen`] may show the run: the live view of
+//! `--watch` ([`crate::watch`]) attaches itself with [`Progress::show_on`],
+//! and then takes the watchdog's lines and the end of the run from here,
+//! as the bar does.
+//!
 //! The bar is shown only on a terminal, so `--json` output, pipes and test
 //! logs stay clean. No background thread ticks it (indicatif redraws from
 //! [`Progress::inc`] itself, at most a few times a second): a stage that
 //! forks must not have a thread holding stderr's lock at fork time. The
 //! count is kept either way.
 
+use std::fmt;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, RwLockReadGuard};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::outcome::Outcome;
+
+/// Something other than the bar that shows the run while it goes on.
+pub trait Screen: Send + Sync + fmt::Debug {
+    /// A line for the person watching (the watchdog's word on a stall).
+    fn say(&self, line: &str);
+    /// The run is over, or is being stopped: give the terminal back, so
+    /// that what is printed next lands on a clean one.
+    fn finish(&self);
+}
 
 /// A handle that counts finished items. Cloning it shares the same count
 /// and the same bar.
@@ -22,6 +39,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 pub struct Progress {
     bar: Option<ProgressBar>,
     recorded: Arc<AtomicU64>,
+    /// How many of them failed.
+    failed: Arc<AtomicU64>,
+    /// The live view, once one attaches (shared by every clone).
+    screen: Arc<OnceLock<Arc<dyn Screen>>>,
     /// Held shared by each store while it records; taken for good by
     /// [`Progress::close`].
     gate: Arc<RwLock<()>>,
@@ -51,9 +72,13 @@ impl Progress {
         }
     }
 
-    /// One more item finished.
-    pub fn inc(&self) {
-        // Only ever compared with itself, by one reader: no ordering needed.
+    /// One more item finished, with `outcome`.
+    pub fn inc(&self, outcome: &Outcome) {
+        // Counts read by the watchdog and the live view, which need no
+        // order between them: a view a tick behind is still right.
+        if outcome.is_err() {
+            self.failed.fetch_add(1, Ordering::Relaxed);
+        }
         self.recorded.fetch_add(1, Ordering::Relaxed);
         if let Some(bar) = &self.bar {
             bar.inc(1);
@@ -63,6 +88,18 @@ impl Progress {
     /// How many items have finished, through stores of this process.
     pub fn recorded(&self) -> u64 {
         self.recorded.load(Ordering::Relaxed)
+    }
+
+    /// How many of the finished items failed.
+    pub fn failed(&self) -> u64 {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Shows the run on `screen` from now on: the watchdog's lines go to
+    /// it, and [`Progress::finish`] finishes it. A second screen is
+    /// refused (and handed back).
+    pub fn show_on(&self, screen: Arc<dyn Screen>) -> Result<(), Arc<dyn Screen>> {
+        self.screen.set(screen)
     }
 
     /// Held by a store for the time of one recording (see [`close`]).
@@ -86,14 +123,21 @@ impl Progress {
 
     /// Prints `line` on stderr without tearing the bar.
     pub fn say(&self, line: &str) {
+        if let Some(screen) = self.screen.get() {
+            return screen.say(line);
+        }
         match &self.bar {
             Some(bar) => bar.suspend(|| eprintln!("{line}")),
             None => eprintln!("{line}"),
         }
     }
 
-    /// Removes the bar, so the report prints on a clean line.
+    /// Removes the bar, or finishes the screen, so the report prints on a
+    /// clean line.
     pub fn finish(&self) {
+        if let Some(screen) = self.screen.get() {
+            screen.finish();
+        }
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

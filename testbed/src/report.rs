@@ -118,7 +118,8 @@ pub struct RunFacts {
     pub stage_stats: BTreeMap<String, serde_json::Value>,
     /// The run talked to a server it did not start (`--server`).
     pub external_server: bool,
-    /// How the embedded server ended, if it died during the run.
+    /// How the server ended, if it died or went away during the run: the
+    /// embedded server's end, or what the harness saw of an external one.
     pub server_died: Option<String>,
     /// When the embedded server was down (`--outage`), from the run's
     /// epoch.
@@ -302,10 +303,20 @@ impl Report {
         report.rates(&facts);
         report.note_drift(facts.faults.and_then(|(plan, _)| plan.outage()).is_some());
         if let Some(death) = &facts.server_died {
-            report.problems.push(format!(
-                "the embedded server died during the run: {death}; the failures after its \
-                 death are its, not the stage's"
-            ));
+            // The items after its death failed in no time, at no service
+            // cost: an efficiency would measure the death, not the stage.
+            report.efficiency = None;
+            report.problems.push(if facts.external_server {
+                format!(
+                    "the server went away during the run: {death}; the failures after that are \
+                     its, not the stage's, and the run measures nothing"
+                )
+            } else {
+                format!(
+                    "the embedded server died during the run: {death}; the failures after its \
+                     death are its, not the stage's"
+                )
+            });
         }
         if report.reached_no_server() {
             // Failing fast against nothing is not efficiency (see `rates`).

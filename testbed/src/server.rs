@@ -92,7 +92,7 @@ use socket2::{Domain, Protocol, SockRef, Socket, Type};
 use crate::faults::FaultPlan;
 use crate::latency::LatencyModel;
 
-pub use served::ServedLine;
+pub use served::{ServedLine, Serving};
 pub use session::{Garbage, TRICKLE_PAUSE, TRICKLE_PIECES};
 pub use stats::{PhaseCounts, ServerStats, ServiceStats};
 
@@ -295,6 +295,16 @@ impl SlowServer {
         self.shared.served.snapshot()
     }
 
+    /// A handle another thread can read while the server runs: what each
+    /// open connection is doing, from now on, and the statistics so far.
+    /// The live view (`--watch`) reads it.
+    pub fn board(&self) -> Board {
+        self.shared.served.start_board();
+        Board {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
     /// Stops the server, joins every thread, and returns the final
     /// statistics. Requests in their service time are abandoned unanswered.
     pub fn shutdown(mut self) -> ServerStats {
@@ -350,6 +360,24 @@ fn bind_socket(addr: SocketAddr, reuse_port: bool) -> io::Result<TcpListener> {
     Ok(socket.into())
 }
 
+/// A running server seen from another thread (see [`SlowServer::board`]).
+#[derive(Debug, Clone)]
+pub struct Board {
+    shared: Arc<Shared>,
+}
+
+impl Board {
+    /// What each open connection is doing, by the client's port.
+    pub fn connections(&self) -> Vec<Serving> {
+        self.shared.served.now_serving()
+    }
+
+    /// The statistics so far.
+    pub fn stats(&self) -> ServerStats {
+        self.shared.counters.snapshot()
+    }
+}
+
 /// A connection's number, the key of the open-connection registry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct ConnId(u64);
@@ -393,7 +421,8 @@ struct Shared {
     /// closed, and its descriptor number reused by a new connection, while
     /// `stop` might still call `shutdown` on it.
     open: Mutex<HashMap<ConnId, Arc<Peer>>>,
-    /// When each reply was sent, if asked (`record_served_lines`).
+    /// When each reply was sent, if asked (`record_served_lines`), and
+    /// what each connection is doing, if asked (`board`).
     served: served::ServedLog,
 }
 

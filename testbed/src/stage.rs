@@ -228,6 +228,14 @@ pub trait Stage {
         ReadTimeoutSupport::Enforced
     }
 
+    /// Can the stage run on this machine at all? `Err` says why not, how
+    /// to check, and what to run instead (08-uring where io_uring is
+    /// forbidden); the harness prints it before anything starts and exits
+    /// with status 2. Most stages need nothing special: yes.
+    fn available(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// How many connections the stage holds open at once when given
     /// `--conns` (01-sync: always one). The harness checks the descriptors
     /// they take against `RLIMIT_NOFILE` before the run.

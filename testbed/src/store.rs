@@ -368,7 +368,7 @@ impl Store {
         if self.shared_file {
             self.conn.prepare_cached("COMMIT")?.execute([])?;
         }
-        self.progress.inc();
+        self.progress.inc(outcome);
         Ok(())
     }
 

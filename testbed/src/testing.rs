@@ -12,7 +12,7 @@
 //! can drive request code (`Conn<Script>`) through every reply, right or
 //! wrong, without a socket or a clock.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -20,6 +20,17 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use nix::sys::signal::Signal;
+
+mod hostile;
+mod script;
+
+pub use script::Script;
+
+pub use hostile::{
+    BAD_DURATIONS, STAGE_DURATION_FLAGS, assert_durations_refused, assert_full_stdout_reported,
+    assert_gone_server_is_a_problem, assert_longest_durations_run, assert_quiet_on_closed_stdout,
+    assert_stage_survives_hostile_use,
+};
 
 use crate::conformance::{announce, late_replies, patient};
 use crate::duration::{format_duration, parse_duration};
@@ -35,6 +46,20 @@ pub fn run_bin(program: impl AsRef<Path>, args: &[&str], deadline: Duration) -> 
     let mut command = Command::new(program.as_ref());
     command.args(args);
     run_command(command, deadline)
+}
+
+/// [`run_bin`] with the child's stdout sent to `stdout` (a closed pipe,
+/// `/dev/full`...); the output's `stdout` is then empty.
+#[track_caller]
+pub fn run_bin_to(
+    program: impl AsRef<Path>,
+    args: &[&str],
+    stdout: Stdio,
+    deadline: Duration,
+) -> Output {
+    let mut command = Command::new(program.as_ref());
+    command.args(args);
+    Running::start_with(command, Some(stdout)).finish(deadline)
 }
 
 /// [`run_bin`] for a command built by the caller (with an environment, a
@@ -95,7 +120,14 @@ struct Running {
 
 impl Running {
     #[track_caller]
-    fn start(mut command: Command) -> Running {
+    fn start(command: Command) -> Running {
+        Running::start_with(command, None)
+    }
+
+    /// [`Running::start`], with `stdout` where the child writes instead of
+    /// a pipe this process drains.
+    #[track_caller]
+    fn start_with(mut command: Command, stdout: Option<Stdio>) -> Running {
         let description = format!(
             "{} {:?}",
             Path::new(command.get_program()).display(),
@@ -104,9 +136,10 @@ impl Running {
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect::<Vec<_>>()
         );
+        let given = stdout.is_some();
         let mut child = command
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
+            .stdout(stdout.unwrap_or_else(Stdio::piped))
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
@@ -117,7 +150,13 @@ impl Running {
                 buf
             })
         };
-        let out = drain(Box::new(child.stdout.take().expect("stdout was piped")));
+        let out = match child.stdout.take() {
+            Some(pipe) => drain(Box::new(pipe)),
+            None => {
+                assert!(given, "stdout was piped");
+                drain(Box::new(io::empty()))
+            }
+        };
         let err = drain(Box::new(child.stderr.take().expect("stderr was piped")));
         Running {
             child,
@@ -305,59 +344,30 @@ pub fn smoke_run(
     report
 }
 
-/// A fake peer for request code: reads come from a script written in
-/// advance, writes are recorded. An empty script reads as a closed
-/// connection (end of stream), which is what a server that drops the
-/// connection looks like.
-#[derive(Debug, Default)]
-pub struct Script {
-    replies: io::Cursor<Vec<u8>>,
-    sent: Vec<u8>,
-    /// Hand out one byte per read, the worst split a peer can produce.
-    byte_by_byte: bool,
-}
-
-impl Script {
-    /// A peer that will answer with these bytes, in order.
-    pub fn new(replies: impl Into<Vec<u8>>) -> Script {
-        Script {
-            replies: io::Cursor::new(replies.into()),
-            sent: Vec::new(),
-            byte_by_byte: false,
+/// Runs `work` on a thread of its own and returns its result; panics if it
+/// has not returned within `deadline` (the thread is left behind), so a
+/// loop that hangs fails its test instead of hanging the suite. For work
+/// that runs in the test's process: [`run_bin`] bounds a child.
+#[track_caller]
+pub fn within<T: Send + 'static>(
+    deadline: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        // The receiver is gone only if the test already failed.
+        let _ = tx.send(work());
+    });
+    match rx.recv_timeout(deadline) {
+        Ok(value) => value,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            panic!("still running after {deadline:?}")
         }
-    }
-
-    /// The same peer, but each read returns a single byte: a reader that
-    /// assumes a line arrives in one read fails against it.
-    pub fn byte_by_byte(mut self) -> Script {
-        self.byte_by_byte = true;
-        self
-    }
-
-    /// Everything written to the peer so far, as text.
-    pub fn sent(&self) -> String {
-        String::from_utf8_lossy(&self.sent).into_owned()
-    }
-}
-
-impl Read for Script {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = if self.byte_by_byte {
-            buf.len().min(1)
-        } else {
-            buf.len()
-        };
-        self.replies.read(&mut buf[..n])
-    }
-}
-
-impl Write for Script {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.sent.write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+        // The work panicked before sending: show its panic.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(payload) => std::panic::resume_unwind(payload),
+            Ok(()) => unreachable!("work that returns has sent its result"),
+        },
     }
 }
 

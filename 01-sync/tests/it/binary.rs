@@ -156,7 +156,9 @@ fn an_interrupted_run_says_so_with_what_it_recorded_and_where() {
         let db_arg = db.to_string_lossy().into_owned();
         // 3,000 items one at a time, 40 ms each: two minutes, never finished.
         let args = ["--items", "3000", "--latency", "20ms", "--db", &db_arg];
-        let output = run_bin_interrupted(BIN, &args, signal, || rows(&db) > 0, DEADLINE);
+        // Two rows at least, so that "in flight" below is the stage's
+        // count, not the items'.
+        let output = run_bin_interrupted(BIN, &args, signal, || rows(&db) >= 2, DEADLINE);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(status), "{signal}: {stderr}");
         let recorded = rows(&db);
@@ -174,6 +176,8 @@ fn an_interrupted_run_says_so_with_what_it_recorded_and_where() {
             stderr.contains(&format!("sync: {recorded} items in")),
             "{stderr}"
         );
+        // Its one connection, not the default --conns 20 of other stages.
+        assert!(stderr.contains(" = 1 in flight"), "{stderr}");
         assert!(stderr.contains("lost                0"), "{stderr}");
         assert!(output.stdout.is_empty());
     }

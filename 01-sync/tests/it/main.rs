@@ -5,3 +5,4 @@
 mod binary;
 mod conformance;
 mod connect;
+mod hostile;

@@ -5,6 +5,7 @@
 //! variant's in-process checks live in `tests/forked.rs`, without libtest.
 
 mod binary;
+mod hostile;
 mod lifetime;
 mod partition;
 mod threads;

@@ -4,4 +4,5 @@
 
 mod binary;
 mod conformance;
+mod hostile;
 mod model;

@@ -6,6 +6,7 @@ mod binary;
 mod conformance;
 mod connect;
 mod flood;
+mod hostile;
 mod page;
 mod partial;
 mod pool;

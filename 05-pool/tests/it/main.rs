@@ -4,8 +4,10 @@
 mod binary;
 mod checkout;
 mod conformance;
+mod hostile;
 mod invariants;
 mod restart;
 mod standby;
 mod timeouts;
 mod util;
+mod watch;

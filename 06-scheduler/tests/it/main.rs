@@ -5,6 +5,7 @@
 mod binary;
 mod conformance;
 mod deadlock;
+mod hostile;
 mod locks;
 mod panics;
 mod race;

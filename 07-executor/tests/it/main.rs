@@ -7,6 +7,7 @@ mod binary;
 mod cancel;
 mod conformance;
 mod conn;
+mod hostile;
 mod semaphore;
 mod stuck;
 mod task_set;

@@ -15,19 +15,26 @@
 //! contender in a process of its own and prints its lap as JSON: the race
 //! and the benches use it for contenders that fork (see `bench::run`).
 //!
-//! Not here: the race itself (`bench::race`); this file parses flags, forks
-//! the servers while the process is single-threaded, and writes files.
+//! The table goes to stdout before any file is written, so a file that
+//! cannot be written costs the files, not the race's results.
+//!
+//! Not here: the race itself (`bench::race`, `bench::racing`); this file
+//! parses flags, forks the servers while the process is single-threaded,
+//! and writes files.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use testbed::cli::{Settings, parse_conns, parse_items, parse_or_exit, print, usage_error};
+use testbed::cli::{
+    Settings, parse_conns, parse_items, parse_or_exit, print_or_report, usage_error,
+};
 use testbed::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
 use testbed::machine::MachineTicks;
 
 use bench::contenders::{self, CONTENDERS, Contender};
-use bench::race::{self, Output, Progress, Race, Workloads};
+use bench::race::{self, Race, Workloads};
+use bench::racing::{self, Output, Progress};
 use bench::run::{Runner, run_here};
 use bench::servers::Servers;
 use bench::{chart, table};
@@ -130,7 +137,7 @@ fn main() -> ExitCode {
     }
 
     // First, while this process has one thread: a server for every run.
-    let mut servers = match Servers::start(race::plan(&contenders, &workloads)) {
+    let mut servers = match Servers::start(racing::plan(&contenders, &workloads)) {
         Ok(servers) => servers,
         Err(e) => {
             eprintln!("error: could not fork the slow servers: {e}");
@@ -158,7 +165,7 @@ fn main() -> ExitCode {
         Progress::Finished { .. } => eprintln!("{event}"),
     };
     let ticks = MachineTicks::now();
-    let rows = match race::run(
+    let rows = match racing::run(
         &contenders,
         &workloads,
         args.rounds.into(),
@@ -179,33 +186,37 @@ fn main() -> ExitCode {
         command: output.command,
         steal: ticks.and_then(|t| MachineTicks::now()?.steal_since(t)),
     };
+    // What was measured goes to stdout before any file is written: a file
+    // that cannot be written must not cost the race's results.
+    if let Err(status) = print_race(&race, &args) {
+        return status;
+    }
     if let Err(e) = write_outputs(&race, &args) {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
-    report(&race, &args)
+    finish(&race, &args)
 }
 
-/// Prints the race (a table, or `--json`) and returns the exit status.
-fn report(race: &Race, args: &Args) -> ExitCode {
+/// Prints the race: a table, or `--json`. Piped into `head`, the rest of
+/// the table is not wanted: not an error.
+fn print_race(race: &Race, args: &Args) -> Result<(), ExitCode> {
     let text = if args.json {
         let json = serde_json::to_string(race).expect("a race is plain data and always serialises");
         format!("{json}\n")
     } else {
-        format!(
-            "{}\n{}\n\nwritten to {}/\n",
-            table::text(race),
-            table::legend(race),
-            args.out.display()
-        )
+        format!("{}\n{}\n", table::text(race), table::legend(race))
     };
-    // Piped into `head`, the rest of the table is not wanted: not an error.
-    match print(&text) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("error: could not print the race: {e}");
-            return ExitCode::FAILURE;
-        }
-        _ => {}
+    print_or_report(&text).map(|_| ())
+}
+
+/// After the files are written: says where (not with `--json`), and
+/// returns the exit status.
+fn finish(race: &Race, args: &Args) -> ExitCode {
+    if !args.json
+        && let Err(status) = print_or_report(&format!("\nwritten to {}/\n", args.out.display()))
+    {
+        return status;
     }
     if race.rows.iter().all(race::Row::is_sound) {
         ExitCode::SUCCESS
@@ -226,11 +237,20 @@ fn replot(saved: &Path, args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Err(why) = race.check() {
+        return usage_error(&format!(
+            "--replot {}: {why}; give a race.json a race wrote",
+            saved.display()
+        ));
+    }
+    if let Err(status) = print_race(&race, args) {
+        return status;
+    }
     if let Err(e) = write_plots(&race, args) {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
-    report(&race, args)
+    finish(&race, args)
 }
 
 /// The contenders named by `--only`, or all of them.
@@ -314,25 +334,26 @@ fn command_line() -> String {
     command
 }
 
-fn write_outputs(race: &Race, args: &Args) -> std::io::Result<()> {
+/// `race.json`, then the table and the chart; every error names its file.
+fn write_outputs(race: &Race, args: &Args) -> Result<(), String> {
     let json = serde_json::to_string_pretty(race).expect("a race always serialises");
-    race::write_file(&args.out.join("race.json"), &json)?;
+    racing::write_file(&args.out.join("race.json"), &json)?;
     write_plots(race, args)
 }
 
 /// The table and the chart, into `--out` and, with `--book`, the book.
-fn write_plots(race: &Race, args: &Args) -> std::io::Result<()> {
+fn write_plots(race: &Race, args: &Args) -> Result<(), String> {
     let markdown = table::markdown(race);
     let split = table::split_markdown(race);
     let svg = chart::render(race);
-    race::write_file(&args.out.join("race.md"), &markdown)?;
-    race::write_file(&args.out.join("race-split.md"), &split)?;
-    race::write_file(&args.out.join("race.svg"), &svg)?;
+    racing::write_file(&args.out.join("race.md"), &markdown)?;
+    racing::write_file(&args.out.join("race-split.md"), &split)?;
+    racing::write_file(&args.out.join("race.svg"), &svg)?;
     if args.book {
         let figures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/figures");
-        race::write_file(&figures.join("race.md"), &markdown)?;
-        race::write_file(&figures.join("race-split.md"), &split)?;
-        race::write_file(&figures.join("race.svg"), &svg)?;
+        racing::write_file(&figures.join("race.md"), &markdown)?;
+        racing::write_file(&figures.join("race-split.md"), &split)?;
+        racing::write_file(&figures.join("race.svg"), &svg)?;
     }
     Ok(())
 }
@@ -346,10 +367,11 @@ fn contender_main(name: &str, settings: &Settings) -> ExitCode {
     let timeline = settings.timeline.as_deref();
     match run_here(contender, settings, timeline, settings.caption.as_deref()) {
         Ok(lap) => {
-            println!(
-                "{}",
-                serde_json::to_string(&lap).expect("a lap is plain data and always serialises")
-            );
+            let json =
+                serde_json::to_string(&lap).expect("a lap is plain data and always serialises");
+            if let Err(status) = print_or_report(&format!("{json}\n")) {
+                return status;
+            }
             if lap.report.is_sound() {
                 ExitCode::SUCCESS
             } else {

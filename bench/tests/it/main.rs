@@ -2,5 +2,6 @@
 //! Cargo Integration Tests"): the references keep the stage contract, and
 //! the `race` binary produces what it promises.
 
+mod hostile;
 mod race;
 mod references;

@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use nix::sys::signal::{SigSet, Signal};
-use testbed::cli::parse_or_exit;
+use testbed::cli::{Printed, parse_or_exit, print_or_report};
 
 use testbed::duration::{DURATION_FORMS, format_duration, parse_duration};
 use testbed::faults::FaultPlan;
@@ -39,7 +39,7 @@ use testbed::server::{ServerConfig, SlowServer};
 
 /// The simulated slow server of async-ladder (protocol SLOW/1).
 #[derive(Debug, Parser)]
-#[command(version)]
+#[command(name = "slow-server", version)]
 struct Args {
     /// Address to listen on.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7070")]
@@ -96,7 +96,7 @@ fn parse_idle(s: &str) -> Result<Duration, String> {
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
     match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(status) => status,
         Err(e) => {
             eprintln!("slow-server: {e}");
             ExitCode::FAILURE
@@ -104,7 +104,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Before any thread exists: see the module docs.
     let mut signals = SigSet::empty();
     signals.add(Signal::SIGINT);
@@ -132,18 +132,26 @@ fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         format_duration(args.idle_timeout)
     };
-    println!(
-        "slow-server listening on {} (latency {}, faults {}{outage}, seed {}, idle timeout {idle})",
+    let banner = format!(
+        "slow-server listening on {} (latency {}, faults {}{outage}, seed {}, idle timeout {idle})\n",
         server.addr(),
         config.latency,
         config.faults,
         config.seed
     );
+    // Whoever started the server reads its address here. With nobody
+    // reading (the pipe closed), end as `cat` would: quietly, serving no
+    // one. A full disk is an error worth a line and status 1.
+    match print_or_report(&banner) {
+        Ok(Printed::Written) => {}
+        Ok(Printed::ReaderGone) => return Ok(ExitCode::SUCCESS),
+        Err(status) => return Ok(status),
+    }
 
     let signal = signals.wait()?;
     let stats = server.shutdown();
     eprintln!("slow-server stopped by {signal}\n{stats}");
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -16,16 +16,16 @@
 //!
 //! Not here: the drawing, which is `testbed::timeline::render_stack`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use testbed::cli::parse_or_exit;
+use testbed::cli::{parse_or_exit, same_file, usage_error};
 use testbed::timeline::{Timeline, render_page, render_stack};
 
 /// Draws several `--timeline run.json` files on one time axis.
 #[derive(Parser)]
-#[command(version)]
+#[command(name = "stack-timelines", version)]
 struct Args {
     /// Where to write the SVG, or with a name that ends in `.html`, the
     /// interactive page.
@@ -43,12 +43,28 @@ struct Args {
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
-    let mut runs = Vec::new();
-    for run in &args.runs {
-        let (path, label) = match run.split_once(".json=") {
+    let runs: Vec<(String, Option<&str>)> = args
+        .runs
+        .iter()
+        .map(|run| match run.split_once(".json=") {
             Some((stem, label)) => (format!("{stem}.json"), Some(label)),
             None => (run.clone(), None),
-        };
+        })
+        .collect();
+    // Checked before anything is read or written: the picture must not
+    // replace one of the runs it is drawn from.
+    if let Some((path, _)) = runs
+        .iter()
+        .find(|(path, _)| same_file(Path::new(path), &args.out))
+    {
+        return usage_error(&format!(
+            "--out {} is also an input ({path}): the SVG would overwrite it; write the \
+             picture elsewhere (e.g. --out stack.svg)",
+            args.out.display()
+        ));
+    }
+    let mut timelines = Vec::new();
+    for (path, label) in runs {
         let timeline = std::fs::read_to_string(&path)
             .map_err(|e| e.to_string())
             .and_then(|text| serde_json::from_str::<Timeline>(&text).map_err(|e| e.to_string()));
@@ -57,7 +73,7 @@ fn main() -> ExitCode {
                 if let Some(label) = label {
                     timeline.label = label.to_owned();
                 }
-                runs.push(timeline);
+                timelines.push(timeline);
             }
             Err(e) => {
                 eprintln!("error: {path}: not a timeline written with --timeline RUN.json: {e}");
@@ -67,9 +83,9 @@ fn main() -> ExitCode {
     }
     let html = args.out.extension().is_some_and(|e| e == "html");
     let drawn = if html {
-        render_page(&runs)
+        render_page(&timelines)
     } else {
-        render_stack(&runs, args.command.as_deref())
+        render_stack(&timelines, args.command.as_deref())
     };
     if let Err(e) = std::fs::write(&args.out, drawn) {
         eprintln!("error: could not write {}: {e}", args.out.display());

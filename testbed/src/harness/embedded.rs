@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 
 use crate::cli::Settings;
 use crate::forked::ForkedServer;
-use crate::server::{ServedLine, ServerConfig, ServerStats, SlowServer};
+use crate::server::{Board, ServedLine, ServerConfig, ServerStats, SlowServer};
 use crate::stage::Stage;
 
 use super::HarnessError;
@@ -65,6 +65,14 @@ impl EmbeddedServer {
     pub(super) fn record_served_lines(&self) {
         if let EmbeddedServer::Threads(server) = self {
             server.record_served_lines();
+        }
+    }
+
+    /// A view of a server in this process, for `--watch`.
+    pub(super) fn board(&self) -> Option<Board> {
+        match self {
+            EmbeddedServer::Threads(server) => Some(server.board()),
+            _ => None,
         }
     }
 

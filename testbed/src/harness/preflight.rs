@@ -2,14 +2,17 @@
 //! work are one line and exit status 2, not a hang, a panic or a result
 //! destroyed at the end.
 //!
+//! - the stage can run on this machine at all ([`Stage::available`]: no
+//!   io_uring, no 08-uring);
 //! - a fault after which only a read timeout helps (`hang`, `blackhole`)
 //!   needs one, and a stage that has one;
 //! - `--faults` and `--outage` are the embedded server's: with `--server`,
 //!   that server decides;
 //! - the descriptors the run needs fit `RLIMIT_NOFILE`
 //!   ([`crate::limits`]);
-//! - `--db` is not the `--timeline` file, the timeline's file can be
-//!   written, and no other run holds the database ([`DbLock`]).
+//! - `--db` is a regular file (or none yet), not the `--timeline` file,
+//!   the timeline's file can be written, and no other run holds the
+//!   database ([`DbLock`]).
 //!
 //! It also settles what the run will use that the flags leave open: the
 //! read timeout against an external server, and the warnings a reader of
@@ -19,11 +22,10 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use crate::cli::Settings;
+use crate::cli::{Settings, same_file};
 use crate::duration::format_duration;
 use crate::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
 use crate::stage::{ReadTimeoutSupport, Stage};
@@ -52,6 +54,7 @@ pub(super) struct Preflight {
 /// Refuses settings that cannot work, before anything starts.
 pub(super) fn check(stage: &dyn Stage, settings: &Settings) -> Result<Preflight, HarnessError> {
     let usage = |message: String| Err(HarnessError::Usage(message));
+    stage.available().map_err(HarnessError::Usage)?;
     if let (Some(_), ReadTimeoutSupport::Missing(why)) =
         (settings.read_timeout, stage.read_timeout())
     {
@@ -153,6 +156,9 @@ fn check_descriptors(stage: &dyn Stage, settings: &Settings) -> Result<(), Harne
 /// written: a run must not end by destroying its results, or by failing
 /// to save its picture after all the work.
 fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
+    if let Some(db) = &settings.db {
+        check_db(db)?;
+    }
     let Some(timeline) = &settings.timeline else {
         return Ok(());
     };
@@ -173,26 +179,26 @@ fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
     })
 }
 
-/// Whether two paths name one file: the same device and inode when both
-/// exist, the same absolute path (through the real parent directory)
-/// when they do not yet.
-fn same_file(a: &Path, b: &Path) -> bool {
-    if let (Ok(a), Ok(b)) = (a.metadata(), b.metadata()) {
-        return a.dev() == b.dev() && a.ino() == b.ino();
-    }
-    match (resolved(a), resolved(b)) {
-        (Some(a), Some(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// `path` with its parent directory resolved, if the parent exists.
-fn resolved(path: &Path) -> Option<PathBuf> {
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
+/// `--db` names a regular file, or none yet: SQLite keeps a database in a
+/// file and a journal beside it. A device took the whole run and then
+/// failed cryptically (`/dev/null`: "disk I/O error"; `/dev/full`:
+/// "database or disk is full"), and left a journal file in `/dev`.
+fn check_db(db: &Path) -> Result<(), HarnessError> {
+    let Ok(meta) = std::fs::metadata(db) else {
+        return Ok(()); // A new file; whether it can be made, the lock finds out.
     };
-    Some(parent.canonicalize().ok()?.join(path.file_name()?))
+    let kind = if meta.is_dir() {
+        "a directory"
+    } else if meta.is_file() {
+        return Ok(());
+    } else {
+        "a device or other special file"
+    };
+    Err(HarnessError::Usage(format!(
+        "--db {}: {kind}, not a file; the results are an SQLite database, which lives in a \
+         regular file: give a file's path, e.g. --db results.db",
+        db.display()
+    )))
 }
 
 /// Opens `path` for writing without changing it; a file made for the probe

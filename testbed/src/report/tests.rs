@@ -223,3 +223,22 @@ fn in_flight_is_what_the_run_could_have_in_flight() {
     let text = Report::build(&list, &rows, wide).to_string();
     assert!(text.contains("connections  3 in flight"), "{text}");
 }
+
+#[test]
+fn an_external_server_that_went_away_is_a_problem_without_efficiency() {
+    let list = items(4, 1);
+    let rows: Vec<Row> = list
+        .iter()
+        .map(|i| row(i, Ok(i.expected_result())))
+        .collect();
+    let gone = RunFacts {
+        external_server: true,
+        server_died: Some("127.0.0.1:9 now refuses connections".into()),
+        ..facts(None)
+    };
+    let report = Report::build(&list, &rows, gone);
+    assert!(!report.is_sound());
+    assert_eq!(report.efficiency, None, "{report}");
+    assert!(report.problems[0].contains("went away"), "{report}");
+    assert!(report.to_string().contains("no efficiency"), "{report}");
+}

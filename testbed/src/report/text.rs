@@ -64,7 +64,7 @@ impl fmt::Display for Report {
                 self.mean_service_ms,
                 efficiency * 100.0
             )?,
-            (Some(_), None) => writeln!(f, "   (no item reached the server: no efficiency)")?,
+            (Some(_), None) => writeln!(f, "   (no efficiency: see the problem below)")?,
             (None, _) => writeln!(f, "   (zero latency: no ideal to compare with)")?,
         }
         writeln!(

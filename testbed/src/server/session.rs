@@ -104,10 +104,14 @@ pub(super) fn serve(peer: &Peer, shared: &Shared) {
     // failure leaves the default, which is only less precise.
     #[cfg(target_os = "linux")]
     let _ = nix::sys::prctl::set_timerslack(TIMER_SLACK_NS);
+    // The client's port names this connection on the live board (0 if the
+    // socket is already gone, which leaves nothing to show anyway).
+    let port = stream.peer_addr().map_or(0, |addr| addr.port());
     let mut session = Session {
         conn: Conn::new(stream),
         peer,
         shared,
+        port,
         awaiting_body: None,
     };
     let end = match session.run() {
@@ -144,6 +148,7 @@ pub(super) fn serve(peer: &Peer, shared: &Shared) {
         }
         End::Idle => shared.counters.idle_closed(),
     }
+    shared.served.gone(port);
 }
 
 /// Aborts a connection: `SO_LINGER` with a zero timeout makes `close` send
@@ -247,6 +252,8 @@ struct Session<'a> {
     conn: Conn<&'a TcpStream>,
     peer: &'a Peer,
     shared: &'a Shared,
+    /// The client's port, this connection's name on the live board.
+    port: u16,
     /// Set after `OK` to `HEAD <id>`: the next line must be `BODY <id> ...`.
     awaiting_body: Option<ItemId>,
 }
@@ -315,6 +322,7 @@ impl Session<'_> {
         let shared = self.shared;
         let config = &shared.config;
         shared.counters.request(phase);
+        shared.served.begin(self.port, id, phase, received);
         let nominal = config
             .latency
             .sample(config.seed, id, phase)
@@ -325,13 +333,13 @@ impl Session<'_> {
             Pause::Outage => return Some(End::Outage),
         }
         shared.counters.served(nominal, received.elapsed());
-        shared.served.push(id, phase, received);
+        let fault = config.faults.decide(config.seed, id, phase);
+        shared.served.push(self.port, id, phase, received, fault);
 
         let reply = match &payload {
             None => Reply::Ok,
             Some(payload) => Reply::Success(ResultHash::of(id, payload)),
         };
-        let fault = config.faults.decide(config.seed, id, phase);
         if let Some(fault) = fault {
             shared.counters.fault(fault);
         }

@@ -250,3 +250,36 @@ fn an_outage_is_reported_and_fails_no_item_silently() {
         assert!(["refused", "closed"].contains(&kind.as_str()), "{report}");
     }
 }
+
+#[test]
+fn a_results_file_that_cannot_be_a_database_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // Someone else's database: a `run` table whose id is a number. Once
+    // "Invalid column type Integer at index: 0, name: id", after the run.
+    let foreign = dir.path().join("foreign.db");
+    let conn = rusqlite::Connection::open(&foreign).expect("a database");
+    conn.execute_batch(
+        "CREATE TABLE outcomes (id INTEGER); CREATE TABLE run (id INTEGER);
+         INSERT INTO run VALUES (7);",
+    )
+    .expect("someone else's tables");
+    drop(conn);
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a database").expect("a text file");
+    for (path, words) in [
+        (foreign.as_path(), "did not write"),
+        (text.as_path(), "not an SQLite database"),
+        // Like /dev/null and /dev/full, which once failed with "disk I/O
+        // error" or "database or disk is full" (and left a journal in /dev).
+        (dir.path(), "not a file"),
+    ] {
+        let line = refused(&quick(Some(path)));
+        let named = format!("--db {}", path.display());
+        assert!(line.starts_with(&named) && line.contains(words), "{line}");
+    }
+    let conn = rusqlite::Connection::open(&foreign).expect("still a database");
+    let kept: i64 = conn
+        .query_row("SELECT id FROM run", [], |row| row.get(0))
+        .expect("the foreign table is still there");
+    assert_eq!(kept, 7, "someone else's data is not replaced");
+}

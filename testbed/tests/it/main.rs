@@ -7,6 +7,7 @@
 //! itself, and the forked server's test (`tests/forked.rs`), which needs a
 //! single-threaded one.
 
+mod binaries;
 mod conformance;
 mod forked;
 mod harness;

@@ -1,0 +1,13 @@
+//! Stage 8's integration tests, in one crate (matklad, "Delete Cargo
+//! Integration Tests"): the ring's own promises first (a buffer comes back
+//! only with its completion), then peers that split, join and flood
+//! lines, the conformance battery every rung passes, the binary, and the
+//! refusal where io_uring is forbidden.
+
+mod binary;
+mod conformance;
+mod hostile;
+mod peers;
+mod refusal;
+mod ring;
+mod util;

@@ -1,0 +1,156 @@
+//! Chapter 9, exercise 1: a buffer's life across a cancellation.
+//!
+//! A read on the ring has its buffer: the kernel may write into it until
+//! the read's completion says it is done. To take the buffer back early
+//! (the connection must go), ask the kernel to cancel the read, and then
+//! wait for *the read's own completion*: the cancel request completes too,
+//! but it owns nothing; only the read's completion hands the buffer back.
+//! And that completion need not say "cancelled": if the bytes arrived
+//! before the cancel did, the read finished, and its bytes are in the
+//! buffer.
+//!
+//! Write [`take_back`]. Other operations may complete while you wait for
+//! the read: keep their completions for their owners, in `others`.
+
+use std::io;
+
+use uring::ring::{Completion, Op, OpId, Ring};
+
+/// What a read left when it was taken back.
+#[derive(Debug)]
+pub struct TakenBack {
+    /// The buffer the read was given, back from the kernel.
+    pub buf: Vec<u8>,
+    /// The bytes it read before the cancel could stop it; `None` when the
+    /// cancel stopped it first.
+    pub read: Option<usize>,
+}
+
+// ANCHOR: exercise
+/// Cancels `read`, a receive in flight on `ring`, waits for its
+/// completion and returns its buffer (and its bytes, if it finished
+/// first). Completions of other operations that arrive meanwhile go to
+/// `others`, in order.
+pub fn take_back(
+    ring: &mut Ring,
+    read: OpId,
+    others: &mut Vec<Completion>,
+) -> io::Result<TakenBack> {
+    // EXERCISE-BEGIN: which completion brings the buffer back, and what else can it say but ECANCELED?
+    ring.cancel(read)?;
+    let mut arrived = Vec::new();
+    loop {
+        ring.submit_and_wait()?;
+        ring.reap(&mut arrived);
+        let mut mine = None;
+        for completion in arrived.drain(..) {
+            if completion.id == read {
+                mine = Some(completion);
+            } else {
+                others.push(completion);
+            }
+        }
+        let Some(completion) = mine else {
+            continue; // Not yet: the read still holds the buffer.
+        };
+        let cancelled = completion.cancelled();
+        let Op::Recv(buf) = completion.op else {
+            return Err(io::Error::other("take_back is for reads"));
+        };
+        return match completion.result {
+            Ok(n) => Ok(TakenBack { buf, read: Some(n) }),
+            Err(_) if cancelled => Ok(TakenBack { buf, read: None }),
+            Err(e) => Err(e),
+        };
+    }
+    // EXERCISE-END
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+    use std::os::fd::AsRawFd;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A connected pair on loopback: the client's end, and the peer's.
+    fn pair() -> io::Result<(TcpStream, TcpStream)> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let client = TcpStream::connect(listener.local_addr()?)?;
+        let (peer, _) = listener.accept()?;
+        Ok((client, peer))
+    }
+
+    /// Runs `test` on a thread, failing it if it has not finished in 10 s
+    /// (a `take_back` that waits for the wrong completion waits forever).
+    fn bounded(test: impl FnOnce() -> io::Result<()> + Send + 'static) {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(test());
+        });
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(result) => result.expect("the test's I/O"),
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!("take_back never returned"),
+            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the test panicked"),
+        }
+    }
+
+    #[test]
+    fn a_silent_peer_gives_back_the_same_buffer_untouched() {
+        bounded(|| {
+            let (client, _peer) = pair()?;
+            let mut ring = Ring::new(8)?;
+            let read = ring.recv(0, client.as_raw_fd(), vec![7; 64], None)?;
+            ring.submit()?;
+            let back = take_back(&mut ring, read, &mut Vec::new())?;
+            // The buffer that was lent, not a new one.
+            assert_eq!(back.buf, vec![7; 64]);
+            assert_eq!(back.read, None, "the cancel won");
+            assert_eq!(ring.in_flight(), 0, "nothing left in the kernel");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn a_cancel_that_comes_too_late_keeps_the_bytes() {
+        bounded(|| {
+            let (client, mut peer) = pair()?;
+            peer.write_all(b"OK\n")?;
+            client.peek(&mut [0; 3])?; // The bytes are there.
+            let mut ring = Ring::new(8)?;
+            // Not submitted yet: the read and the cancel go in together,
+            // and the read, first, finds its bytes at once.
+            let read = ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
+            let back = take_back(&mut ring, read, &mut Vec::new())?;
+            assert_eq!(back.read, Some(3), "a read that finished is not cancelled");
+            assert_eq!(&back.buf[..3], b"OK\n");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn other_completions_are_kept_for_their_owners() {
+        bounded(|| {
+            let (client, _peer) = pair()?;
+            let (other, mut other_peer) = pair()?;
+            other_peer.write_all(b"200 x\n")?;
+            other.peek(&mut [0; 6])?;
+            let mut ring = Ring::new(8)?;
+            // Lane 1's read completes at once; lane 0's is taken back.
+            let theirs = ring.recv(1, other.as_raw_fd(), vec![1; 64], None)?;
+            let mine = ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
+            let mut others = Vec::new();
+            let back = take_back(&mut ring, mine, &mut others)?;
+            assert_eq!(back.read, None);
+            assert_eq!(back.buf, vec![0; 64], "lane 0's own buffer");
+            assert_eq!(others.len(), 1, "lane 1's completion is not lost");
+            assert_eq!((others[0].id, others[0].owner), (theirs, 1));
+            assert_eq!(others[0].result.as_ref().ok(), Some(&6));
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,142 @@
+//! Chapter 9, exercise 3: ids that go stale.
+//!
+//! The ring names each operation by the 64-bit `user_data` it was
+//! submitted with, and `08-uring` makes it the operation's place in a
+//! table. When the operation completes, its place is freed, and the next
+//! operation takes it. An id kept past that moment, by a lane that asks to
+//! cancel "its" read a turn too late, would name whoever holds the place
+//! now: the cancel would hit another lane's read.
+//!
+//! So an id is a place *and a generation*: the place's count of how many
+//! values it has held. Write [`Table::insert`] and [`Table::remove`] so
+//! that a stale id names nothing.
+#![allow(unused)]
+
+/// A value's name in a [`Table`]: its place and that place's generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Id {
+    /// The place.
+    pub index: u32,
+    /// How many values the place had held before this one.
+    pub generation: u32,
+}
+
+impl Id {
+    /// The id as the kernel carries it: generation high, place low.
+    pub fn to_user_data(self) -> u64 {
+        (u64::from(self.generation) << 32) | u64::from(self.index)
+    }
+
+    /// The id a completion's `user_data` names.
+    pub fn from_user_data(data: u64) -> Id {
+        Id {
+            index: data as u32,
+            generation: (data >> 32) as u32,
+        }
+    }
+}
+
+/// Values by id, reusing the places of removed ones.
+#[derive(Debug)]
+pub struct Table<T> {
+    /// Each place's generation, and its value if it holds one.
+    places: Vec<(u32, Option<T>)>,
+    /// Places that hold nothing, to reuse before adding one.
+    free: Vec<u32>,
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table {
+            places: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T> Table<T> {
+    /// An empty table.
+    pub fn new() -> Table<T> {
+        Table::default()
+    }
+
+    /// How many places the table has made (held or free).
+    pub fn places(&self) -> usize {
+        self.places.len()
+    }
+
+    /// The value `id` names, if it still names one.
+    pub fn get(&self, id: Id) -> Option<&T> {
+        let (generation, value) = self.places.get(id.index as usize)?;
+        (*generation == id.generation)
+            .then_some(value.as_ref())
+            .flatten()
+    }
+
+    // ANCHOR: exercise
+    /// Stores `value` in a free place (a new one only when none is free)
+    /// and returns its id.
+    pub fn insert(&mut self, value: T) -> Id {
+        // TODO: reuse a free place if there is one; what must change in a place before it is handed out again?
+        todo!("reuse a free place if there is one; what must change in a place before it is handed out again?")
+    }
+
+    /// Takes out the value `id` names and frees its place; `None`, and no
+    /// change, when `id` is stale (its place has moved on) or unknown.
+    pub fn remove(&mut self, id: Id) -> Option<T> {
+        // TODO: a stale id must take nothing, and the place must be reusable afterwards
+        todo!("a stale id must take nothing, and the place must be reusable afterwards")
+    }
+    // ANCHOR_END: exercise
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_are_reused() {
+        let mut table = Table::new();
+        for round in 0..10 {
+            let id = table.insert(round);
+            assert_eq!(table.get(id), Some(&round));
+            assert_eq!(table.remove(id), Some(round));
+        }
+        assert_eq!(table.places(), 1, "one place, reused ten times");
+    }
+
+    #[test]
+    fn a_stale_id_takes_nothing_from_the_next_holder() {
+        let mut table = Table::new();
+        let old = table.insert("lane 0's read");
+        assert_eq!(table.remove(old), Some("lane 0's read"));
+        // Lane 1's read takes the place.
+        let new = table.insert("lane 1's read");
+        assert_eq!(new.index, old.index, "the same place");
+        // Lane 0's late cancel, with its old id:
+        assert_eq!(table.remove(old), None, "the stale id names nothing");
+        assert_eq!(table.get(new), Some(&"lane 1's read"), "untouched");
+        assert_eq!(table.remove(new), Some("lane 1's read"));
+    }
+
+    #[test]
+    fn an_id_removed_twice_takes_nothing_the_second_time() {
+        let mut table = Table::new();
+        let id = table.insert(7);
+        assert_eq!(table.remove(id), Some(7));
+        assert_eq!(table.remove(id), None);
+        let a = table.insert(8);
+        let b = table.insert(9);
+        assert_ne!(a.index, b.index, "a place is freed once, not twice");
+    }
+
+    #[test]
+    fn ids_survive_the_trip_through_user_data_and_differ_by_generation() {
+        let mut table = Table::new();
+        let first = table.insert(());
+        table.remove(first);
+        let second = table.insert(());
+        assert_ne!(first.to_user_data(), second.to_user_data());
+        assert_eq!(Id::from_user_data(second.to_user_data()), second);
+    }
+}

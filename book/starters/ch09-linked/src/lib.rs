@@ -1,0 +1,131 @@
+//! Chapter 9, exercise 2: a connect with a linked timeout, on the bare
+//! ring.
+//!
+//! `08-uring` bounds each connect with a timeout *linked* to it: two
+//! submission entries, the connect flagged `IO_LINK` and the
+//! `LINK_TIMEOUT` right after it. Whichever finishes first cancels the
+//! other, and both complete. Here you write that by hand with the
+//! `io-uring` crate, for one connect: push the two entries, submit, wait
+//! for both completions, and say what happened.
+//!
+//! The two completions, by case:
+//!
+//! | case | connect | timeout |
+//! | --- | --- | --- |
+//! | connected in time | `0` | `-ECANCELED` |
+//! | refused | `-ECONNREFUSED` | `-ECANCELED` |
+//! | no answer within the limit | `-ECANCELED` | `-ETIME` |
+#![allow(unused)]
+
+use std::io;
+use std::net::{SocketAddr, TcpStream};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use io_uring::{IoUring, opcode, squeue, types};
+use socket2::{Domain, SockAddr, Socket, Type};
+
+/// The `user_data` of the connect's entry.
+pub const CONNECT: u64 = 1;
+/// The `user_data` of the timeout's entry.
+pub const TIMEOUT: u64 = 2;
+
+/// Connects to `addr`, giving up after `limit`: a refused connect is
+/// `ConnectionRefused`, no answer in time is `TimedOut`.
+pub fn connect_within(addr: SocketAddr, limit: Duration) -> io::Result<TcpStream> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    let address = SockAddr::from(addr);
+    let spec = types::Timespec::from(limit);
+    let mut ring = IoUring::new(4)?;
+    let connect = opcode::Connect::new(
+        types::Fd(socket.as_raw_fd()),
+        address.as_ptr().cast::<libc::sockaddr>(),
+        address.len(),
+    )
+    .build()
+    .user_data(CONNECT);
+    let timeout = opcode::LinkTimeout::new(&spec).build().user_data(TIMEOUT);
+    let result = exchange(&mut ring, connect, timeout)?;
+    match result {
+        0 => Ok(socket.into()),
+        e if e == -libc::ECANCELED => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("no handshake within {limit:?}"),
+        )),
+        e => Err(io::Error::from_raw_os_error(-e)),
+    }
+}
+
+// ANCHOR: exercise
+/// Submits `connect` linked to `timeout` (both already built, with their
+/// `user_data` set to [`CONNECT`] and [`TIMEOUT`]), waits for both
+/// completions, and returns the connect's result as the kernel gives it
+/// (`0`, or a negated errno).
+///
+/// The memory both entries point to (`connect`'s address, `timeout`'s
+/// `timespec`) belongs to the caller, which keeps it until this returns.
+pub fn exchange(
+    ring: &mut IoUring,
+    connect: squeue::Entry,
+    timeout: squeue::Entry,
+) -> io::Result<i32> {
+    // TODO: which of the two entries carries IO_LINK, and how many completions must you wait for before the memory can go?
+    todo!("which of the two entries carries IO_LINK, and how many completions must you wait for before the memory can go?")
+}
+// ANCHOR_END: exercise
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::time::Instant;
+
+    use testbed::testing::{SynDropper, within};
+
+    use super::*;
+
+    /// Long enough for every case here; a connect that waits for the
+    /// kernel's own limit instead takes two minutes.
+    const DEADLINE: Duration = Duration::from_secs(10);
+
+    #[test]
+    fn a_listener_answers_at_once_not_at_the_limit() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+        let addr = listener.local_addr().expect("an address");
+        let start = Instant::now();
+        let stream = within(DEADLINE, move || {
+            connect_within(addr, Duration::from_secs(5))
+        });
+        let stream = stream.expect("connected");
+        assert_eq!(stream.peer_addr().ok(), Some(addr));
+        // A timeout that is not linked to the connect waits for its limit
+        // even after the connect succeeded.
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(2), "took {took:?}");
+    }
+
+    #[test]
+    fn a_closed_port_is_refused() {
+        let addr = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a port that was free");
+        let result = within(DEADLINE, move || {
+            connect_within(addr, Duration::from_secs(5))
+        });
+        let error = result.expect_err("nothing listens");
+        assert_eq!(error.kind(), io::ErrorKind::ConnectionRefused, "{error}");
+    }
+
+    #[test]
+    fn a_server_that_drops_syns_times_out_at_the_limit() {
+        let dropper = SynDropper::new();
+        let addr = dropper.addr();
+        let start = Instant::now();
+        let result = within(DEADLINE, move || {
+            connect_within(addr, Duration::from_millis(200))
+        });
+        let error = result.expect_err("no handshake can complete");
+        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
+        assert!(start.elapsed() >= Duration::from_millis(200));
+        drop(dropper);
+    }
+}
