@@ -2,7 +2,7 @@
 //!
 //! A report can say "asleep in wait 91% of the run", but not *when* the loop
 //! woke, how many connections were ready each time, which timers fired or
-//! what it did before sleeping again. Every event-loop stage (03 to 07)
+//! what it did before sleeping again. Every event-loop stage (03 to 08)
 //! keeps a [`TurnLog`]: just before its wait it calls
 //! [`TurnLog::sleeping`], just after [`TurnLog::woke`] with the number of
 //! ready connections, and then adds what the turn did (timers fired, fibers
@@ -56,7 +56,7 @@ pub struct Turn {
     pub timers: u32,
     /// Fibers resumed or tasks polled in this turn (06 and 07; 0 elsewhere).
     pub ran: u32,
-    /// Items whose outcome became known in this turn (03 to 05; the fibers
+    /// Items whose outcome became known in this turn (03 to 05 and 08; the fibers
     /// and tasks of 06 and 07 record theirs themselves, and the rows say
     /// when).
     pub done: u32,
