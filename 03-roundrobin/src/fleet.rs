@@ -35,6 +35,7 @@ use testbed::conn::Conn;
 use testbed::outcome::Failure;
 use testbed::protocol::Phases;
 use testbed::store::{Store, StoreError};
+use testbed::turns::TurnLog;
 use testbed::workload::Item;
 
 use crate::wrapper::{Busy, Chain, Wrapper, WrapperId};
@@ -71,6 +72,10 @@ pub enum LoopError {
 pub struct Wrappers<S> {
     wrappers: Vec<Wrapper<S>>,
     store: Store,
+    /// The loop's turns: here a turn is one `dispose` that blocks on one
+    /// wrapper's reply (the only wait this stage has), so each wake-up has
+    /// one ready connection, whatever the others hold.
+    turns: TurnLog,
 }
 
 impl<S: Read + Write + 'static> Wrappers<S> {
@@ -86,7 +91,16 @@ impl<S: Read + Write + 'static> Wrappers<S> {
         let wrappers = (0..count)
             .map(|w| Wrapper::new(WrapperId(w), phases, chain, Box::new(connect.clone())))
             .collect();
-        Wrappers { wrappers, store }
+        Wrappers {
+            wrappers,
+            store,
+            turns: TurnLog::new(),
+        }
+    }
+
+    /// The loop's recorded turns.
+    pub fn turns(&self) -> &TurnLog {
+        &self.turns
     }
 
     /// Connections opened by all wrappers, reconnections included.
@@ -105,8 +119,16 @@ impl<S: Read + Write + 'static> Fleet for Wrappers<S> {
     }
 
     fn dispose(&mut self, w: WrapperId) -> Result<(), LoopError> {
+        let wrapper = &mut self.wrappers[w.0];
+        if !wrapper.is_working() {
+            return Ok(()); // nothing to wait for: no turn
+        }
+        self.turns.sleeping();
         // Two disjoint fields: one wrapper borrowed, the store lent to it.
-        Ok(self.wrappers[w.0].dispose(&mut self.store)?)
+        let disposed = wrapper.dispose(&mut self.store);
+        self.turns.woke(1);
+        self.turns.done(usize::from(!wrapper.is_working()));
+        Ok(disposed?)
     }
 
     // ANCHOR: callbacks

@@ -119,6 +119,7 @@ impl Stage for RoundRobin {
         stats.figure("drain", self.drain.as_str());
         stats.figure("chain", self.chain.as_str());
         stats.figure("connections_opened", fleet.connects());
+        stats.loop_turns(fleet.turns().since(scenario.epoch));
         if let Some(model) = &self.model {
             // The model runs the same loop; it cannot fail where the run
             // did not (same loop, same replies), so an error is not expected.

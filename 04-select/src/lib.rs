@@ -170,6 +170,7 @@ pub fn stage_error(error: std::io::Error, backend: Backend) -> StageError {
 fn run_stats(pool: &SlotPool<'_>, scenario: &Scenario) -> RunStats {
     let stats = pool.stats();
     let mut run = RunStats::new(scenario.conns);
+    run.loop_turns(pool.turns().since(scenario.epoch));
     run.figure("backend", pool.backend().as_str());
     run.figure(
         "pool",

@@ -40,6 +40,7 @@ use std::time::{Duration, Instant};
 
 use testbed::outcome::Outcome;
 use testbed::protocol::{ItemId, Phases};
+use testbed::turns::TurnLog;
 use testbed::workload::Item;
 
 use crate::event::Event;
@@ -166,6 +167,8 @@ pub struct SlotPool<'a> {
     /// The selector's output, reused by every wait.
     events: Vec<Event>,
     stats: LoopStats,
+    /// Each wait's wake-up, for the timeline page.
+    turns: TurnLog,
 }
 // ANCHOR_END: pool
 
@@ -180,6 +183,7 @@ impl<'a> SlotPool<'a> {
             in_flight: 0,
             events: Vec::new(),
             stats: LoopStats::default(),
+            turns: TurnLog::new(),
         }
     }
 
@@ -257,7 +261,9 @@ impl<'a> SlotPool<'a> {
         while self.in_flight > 0 {
             let before = Instant::now();
             let wait = next_timeout(before, deadline);
+            self.turns.sleeping();
             self.selector.wait(&mut self.events, wait)?;
+            self.turns.woke(self.events.len());
             self.stats.waits += 1;
             self.stats.waiting += before.elapsed();
             if !self.events.is_empty() {
@@ -299,6 +305,7 @@ impl<'a> SlotPool<'a> {
         }
         if let Some((job, outcome)) = turn.finished {
             self.in_flight -= 1;
+            self.turns.done(1);
             (job.on_done)(FinishedItem {
                 item: job.item,
                 slot: id,
@@ -343,6 +350,11 @@ impl<'a> SlotPool<'a> {
     /// The counters so far.
     pub fn stats(&self) -> LoopStats {
         self.stats
+    }
+
+    /// The loop's recorded turns: one per wait.
+    pub fn turns(&self) -> &TurnLog {
+        &self.turns
     }
 
     /// The selector's backend.

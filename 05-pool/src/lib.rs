@@ -158,6 +158,7 @@ fn run_stats(pool: &CheckoutPool, scenario: &Scenario) -> RunStats {
     let knobs = pool.config().knobs;
     let off = |d: Option<std::time::Duration>| d.map_or("off".to_owned(), format_duration);
     let mut run = RunStats::new(scenario.conns);
+    run.loop_turns(pool.turns().since(scenario.epoch));
     run.figure("backend", pool.backend().as_str());
     run.figure("pool", stats.connections_line());
     run.figure("queue", stats.queue_line());

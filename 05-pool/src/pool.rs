@@ -83,6 +83,7 @@ use select::selector::Selector;
 use select::slot::{Slot, SlotId};
 use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::ItemId;
+use testbed::turns::TurnLog;
 use testbed::workload::Item;
 
 use crate::checkout::{
@@ -208,6 +209,8 @@ pub struct CheckoutPool {
     events: Vec<Event>,
     stats: Stats,
     journal: Journal,
+    /// Each wait's wake-up, for the timeline page.
+    turns: TurnLog,
 }
 // ANCHOR_END: pool
 
@@ -237,6 +240,7 @@ impl CheckoutPool {
             events: Vec::new(),
             stats: Stats::default(),
             journal: Journal::default(),
+            turns: TurnLog::new(),
         };
         pool.fill()?;
         Ok(pool)
@@ -373,12 +377,15 @@ impl CheckoutPool {
             }
             return Ok(());
         }
+        self.turns.sleeping();
         self.selector.wait(&mut self.events, timeout)?;
+        self.turns.woke(self.events.len());
         self.stats.waits += 1;
         self.stats.asleep += before.elapsed();
         self.handle_events()?;
         self.fire_timers(Instant::now())?;
         self.fill()?;
+        self.turns.done(self.finished.len());
         done.append(&mut self.finished);
         Ok(())
     }

@@ -88,6 +88,8 @@ use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use testbed::turns::TurnLog;
+
 use crate::heap::TimerHeap;
 use crate::reactor::Reactor;
 use crate::stacks::{DEFAULT_STACK_SIZE, StackPool};
@@ -156,6 +158,8 @@ struct State {
     stacks: StackPool,
     stats: Stats,
     panics: Vec<FiberPanic>,
+    /// Each wake-up of the loop, for the timeline page.
+    turns: TurnLog,
 }
 
 /// What the scheduler knows about one live fiber.
@@ -201,6 +205,7 @@ impl Scheduler {
                     },
                     stacks,
                     panics: Vec::new(),
+                    turns: TurnLog::new(),
                 }),
                 reactor: RefCell::new(reactor),
                 current: Cell::new(None),
@@ -316,6 +321,7 @@ impl Scheduler {
         Ok(Summary {
             stats: state.stats(),
             panics: state.panics.clone(),
+            turns: state.turns.clone(),
         })
     }
     // ANCHOR_END: run
@@ -360,13 +366,16 @@ impl Scheduler {
     /// Runs ready fibers in queue order until none is left, or for at most
     /// [`TURN_BUDGET`] switches.
     fn run_ready_fibers(&self) {
+        let mut ran = 0;
         for _ in 0..TURN_BUDGET {
             let next = self.inner.state.borrow_mut().ready.pop_front();
             match next {
                 Some(id) => self.resume(id),
                 None => break,
             }
+            ran += 1;
         }
+        self.inner.state.borrow_mut().turns.ran(ran);
     }
 
     /// Sleeps in the reactor for at most `timeout` (`None`: until an
@@ -374,23 +383,30 @@ impl Scheduler {
     fn poll(&self, timeout: Option<Duration>) -> io::Result<()> {
         let mut state = self.inner.state.borrow_mut();
         state.stats.polls += 1;
+        state.turns.sleeping();
         // No fiber runs during the sleep, so holding the state is free.
         // A waiter whose wait is already over (it timed out) is refused by
         // `wake`, and the reactor keeps the edge for the next waiter.
-        self.inner
-            .reactor
-            .borrow_mut()
-            .poll(timeout, |ticket| state.wake(ticket, Resume::Io))
+        let mut ready = 0;
+        let polled = self.inner.reactor.borrow_mut().poll(timeout, |ticket| {
+            ready += 1;
+            state.wake(ticket, Resume::Io)
+        });
+        state.turns.woke(ready);
+        polled
     }
 
     /// Wakes the fibers whose timers are due.
     fn fire_timers(&self) {
         let now = Instant::now();
         let mut state = self.inner.state.borrow_mut();
+        let mut fired = 0;
         while let Some(ticket) = state.timers.pop_due(now) {
             state.stats.timers_fired += 1;
+            fired += 1;
             state.wake(ticket, Resume::TimedOut);
         }
+        state.turns.timers(fired);
     }
 }
 

@@ -153,7 +153,9 @@ impl Stage for Fibers {
         if let Some(error) = shared.store_error.borrow_mut().take() {
             return Err(error.into());
         }
-        Ok(run_stats(conns, &summary))
+        let mut stats = run_stats(conns, &summary);
+        stats.loop_turns(summary.turns.since(scenario.epoch));
+        Ok(stats)
     }
 }
 

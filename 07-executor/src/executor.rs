@@ -51,6 +51,7 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use scheduler::TimerHeap;
+use testbed::turns::TurnLog;
 
 use crate::handle::{Handle, Shared};
 use crate::join::{JoinHandle, TaskPanic};
@@ -139,6 +140,7 @@ impl Executor {
             panics: RefCell::new(Vec::new()),
             poll_state: Rc::new(PollState::default()),
             running: Cell::new(false),
+            turns: RefCell::new(TurnLog::new()),
         };
         Ok(Executor {
             handle: Handle {
@@ -197,6 +199,12 @@ impl Executor {
         self.handle.shared.panics.borrow().clone()
     }
 
+    /// The loop's recorded turns so far: when each wait returned, how long
+    /// it slept, the wakers its sockets woke, timers fired, tasks polled.
+    pub fn turns(&self) -> TurnLog {
+        self.handle.shared.turns.borrow().clone()
+    }
+
     /// Tasks spawned and not finished.
     pub fn live_tasks(&self) -> usize {
         self.handle.shared.tasks.borrow().len()
@@ -249,6 +257,7 @@ impl Executor {
                     break;
                 }
                 polls += ready.len();
+                shared.turns.borrow_mut().ran(ready.len());
                 let mut output = None;
                 for &id in &ready {
                     if id != TaskId::ROOT {
@@ -314,7 +323,9 @@ impl Shared {
         } else {
             Some(Duration::ZERO)
         };
+        self.turns.borrow_mut().sleeping();
         let waited = self.reactor.borrow_mut().wait(timeout, woken);
+        self.turns.borrow_mut().woke(woken.len());
         self.wakeups.awake();
         waited?;
         for waker in woken.drain(..) {
@@ -329,6 +340,7 @@ impl Shared {
             let due = self.timers.borrow_mut().pop_due(now);
             let Some(waker) = due else { break };
             self.update_stats(|s| s.timers_fired += 1);
+            self.turns.borrow_mut().timers(1);
             waker.wake();
         }
         Ok(())

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use scheduler::TimerHeap;
+use testbed::turns::TurnLog;
 
 use crate::join::{JoinError, JoinHandle, TaskPanic};
 use crate::poll_state::PollState;
@@ -69,6 +70,8 @@ pub(crate) struct Shared {
     pub(crate) poll_state: Rc<PollState>,
     /// `block_on` is on the stack.
     pub(crate) running: Cell<bool>,
+    /// Each wake-up of the loop, for the timeline page.
+    pub(crate) turns: RefCell<TurnLog>,
 }
 
 impl Handle {

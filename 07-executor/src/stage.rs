@@ -128,7 +128,12 @@ impl Stage for Futures {
         if let Some(error) = shared.store_error.borrow_mut().take() {
             return Err(error.into());
         }
-        Ok(run_stats(conns, &executor, shared.sizes.get()))
+        Ok(run_stats(
+            conns,
+            &executor,
+            shared.sizes.get(),
+            scenario.epoch,
+        ))
     }
 }
 
@@ -256,10 +261,11 @@ impl Shared {
 /// The report's view of a run: concurrency for Little's law, the
 /// executor's counters, the futures' sizes beside a fiber's stack, and
 /// the process's peak memory.
-fn run_stats(conns: usize, executor: &Executor, sizes: Sizes) -> RunStats {
+fn run_stats(conns: usize, executor: &Executor, sizes: Sizes, epoch: Instant) -> RunStats {
     let stats: Stats = executor.stats();
     let panics = executor.panics();
     let mut run = RunStats::new(conns);
+    run.loop_turns(executor.turns().since(epoch));
     run.figure("tasks_spawned", stats.spawned);
     run.figure("peak_tasks", stats.peak_tasks);
     run.figure("polls", stats.polls);

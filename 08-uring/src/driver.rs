@@ -12,12 +12,13 @@
 
 use testbed::stage::{Scenario, StageError};
 use testbed::store::{Lane as DbLane, Store};
+use testbed::turns::TurnLog;
 
 use crate::lane::{Finished, Lane, LaneConfig};
 use crate::ring::{Completion, Ring, RingStats};
 
 /// What a finished run counted.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct DriverStats {
     /// The ring's counters.
     pub ring: RingStats,
@@ -25,6 +26,9 @@ pub struct DriverStats {
     pub turns: u64,
     /// Connections opened.
     pub connects: u64,
+    /// Each turn's wake-up: completions reaped, linked timeouts fired,
+    /// items finished (for the timeline page).
+    pub log: TurnLog,
 }
 
 /// Runs every item of `scenario` on `conns` lanes over `ring`, recording
@@ -72,14 +76,21 @@ pub fn run(
         }
         // One system call: the turn's entries go in, and the loop sleeps
         // until at least one operation has completed.
+        let fired = ring.stats().timeouts_fired;
+        stats.log.sleeping();
         ring.submit_and_wait()?;
         stats.turns += 1;
         ring.reap(&mut completions);
+        stats.log.woke(completions.len());
+        stats
+            .log
+            .timers(usize::try_from(ring.stats().timeouts_fired - fired).unwrap_or(0));
         for completion in completions.drain(..) {
             let index = completion.owner;
             lanes[index].on_completion(completion, &config, &mut ring, &mut finished)?;
             relist(index, &lanes, &mut free, &mut listed);
         }
+        stats.log.done(finished.len());
         record(store, &mut finished, &mut busy)?;
     }
     // ANCHOR_END: loop

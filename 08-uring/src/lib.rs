@@ -100,6 +100,7 @@ fn run_stats(stats: &DriverStats, scenario: &Scenario) -> RunStats {
     let ring = stats.ring;
     let items = scenario.items.len().max(1) as f64;
     let mut run = RunStats::new(scenario.conns);
+    run.loop_turns(stats.log.since(scenario.epoch));
     run.figure(
         "ring",
         format!(

@@ -119,7 +119,8 @@ pub struct Settings {
     pub json: bool,
 
     /// Write an SVG timeline of the run: one lane per connection (a path
-    /// ending in .json gets the timeline's data, for stack-timelines).
+    /// ending in .html gets an interactive page, .trace.json Chrome's trace
+    /// format, .json the timeline's data, for stack-timelines).
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
 

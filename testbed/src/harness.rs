@@ -50,6 +50,7 @@ use crate::server::{ServedLine, ServerConfig};
 use crate::stage::{RunStats, Scenario, Stage, StageError};
 use crate::store::{Row, StoreError};
 use crate::timeline::{self, Timeline};
+use crate::turns::LoopTurns;
 use crate::watchdog::{Monitor, Watch};
 use crate::workload;
 
@@ -98,21 +99,20 @@ pub struct Execution {
     pub served: Vec<ServedLine>,
     /// The instant the rows' and the picture's µs count from.
     pub epoch: Instant,
+    /// The event loop's turns, as stored (`None`: the stage has no loop).
+    pub turns: Option<LoopTurns>,
 }
 
 impl Execution {
     /// Draws the run as an SVG timeline at `path`; `command`, if given, is
-    /// printed under the picture so a reader can make it again. A path that
-    /// ends in `.json` gets the timeline's data instead, for
-    /// `stack-timelines` to draw with other runs on one axis.
+    /// printed under the picture so a reader can make it again. The path's
+    /// ending chooses the format ([`timeline::render_for`]): `.html` an
+    /// interactive page, `.trace.json` Chrome's trace format, `.json` the
+    /// timeline's data for `stack-timelines`.
     pub fn write_timeline(&self, path: &Path, command: Option<&str>) -> io::Result<()> {
-        let timeline = Timeline::new(&self.report, &self.rows, &self.served, self.epoch);
-        let text = if path.extension().is_some_and(|e| e == "json") {
-            timeline.to_json()
-        } else {
-            timeline::render_stack(std::slice::from_ref(&timeline), command)
-        };
-        std::fs::write(path, text)
+        let timeline = Timeline::new(&self.report, &self.rows, &self.served, self.epoch)
+            .with_turns(self.turns.clone());
+        std::fs::write(path, timeline::render_for(path, &timeline, command))
     }
 }
 
@@ -251,7 +251,11 @@ fn execute_with(
 
     let mut notes = preflight.notes;
     notes.extend(results.notes.iter().cloned());
-    let (reader, rows) = results.read(scenario.epoch)?;
+    let (mut reader, rows) = results.read(scenario.epoch)?;
+    if let Some(turns) = stats.turns() {
+        reader.store.record_turns(turns)?;
+    }
+    let turns = reader.store.turns()?;
     let report = verdict::report(verdict::Run {
         stage,
         settings,
@@ -265,6 +269,8 @@ fn execute_with(
         rows: &rows,
         db_connections: reader.store.db_connections()?,
     });
+    // Kept so that the `report` binary can reread the run, page and all.
+    timeline::keep(&mut reader.store, &report, &served, scenario.epoch)?;
     drop(reader);
     drop(preflight.lock);
     Ok(Execution {
@@ -272,6 +278,7 @@ fn execute_with(
         rows,
         served,
         epoch: scenario.epoch,
+        turns,
     })
 }
 

@@ -14,13 +14,15 @@
 //!   ([`limits`]);
 //! - the work ([`workload`]), the results database ([`store`]), the report
 //!   that verifies it ([`report`]) and the picture of a run ([`timeline`],
-//!   drawn with [`svg`]);
+//!   drawn with [`svg`], or as a page to scrub), with the event loop's own
+//!   wake-ups ([`turns`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
 //!   harness that runs a stage end to end ([`harness`]), the watchdog that
 //!   speaks when a run stalls ([`watchdog`]) and the account of a run cut
 //!   short by a signal ([`interrupt`]), and for the stages' tests the
-//!   conformance check ([`conformance`]) and a way to run their binaries
-//!   with a deadline ([`testing`]);
+//!   conformance check ([`conformance`]), a way to run their binaries
+//!   with a deadline ([`testing`]) and a headless browser for the timeline
+//!   page ([`browser`]);
 //! - whether a measurement had the machine to itself ([`machine`]).
 //!
 //! # Layout
@@ -32,6 +34,7 @@
 //! Not here: any way of *being concurrent* as a client. That is what the
 //! stages are for.
 
+pub mod browser;
 pub mod cli;
 pub mod conformance;
 pub mod conn;
@@ -56,6 +59,7 @@ pub mod store;
 pub mod svg;
 pub mod testing;
 pub mod timeline;
+pub mod turns;
 pub mod watch;
 pub mod watchdog;
 pub mod workload;

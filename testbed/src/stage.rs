@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use crate::progress::Progress;
 use crate::protocol::Phases;
 use crate::store::{DbTarget, Store, StoreError};
+use crate::turns::LoopTurns;
 use crate::workload::Item;
 
 /// Everything a stage needs to do a run.
@@ -112,6 +113,7 @@ pub struct RunStats {
     concurrency: usize,
     notes: Vec<String>,
     figures: BTreeMap<&'static str, serde_json::Value>,
+    turns: Option<LoopTurns>,
 }
 
 impl RunStats {
@@ -136,6 +138,18 @@ impl RunStats {
     /// the same from run to run.
     pub fn figure(&mut self, key: &'static str, value: impl Into<serde_json::Value>) {
         self.figures.insert(key, value.into());
+    }
+
+    /// Hands over the event loop's recorded turns ([`crate::turns`]), for
+    /// the harness to store beside the outcomes. A stage without a loop
+    /// never calls it, and its page says it has none.
+    pub fn loop_turns(&mut self, turns: LoopTurns) {
+        self.turns = Some(turns);
+    }
+
+    /// The loop's turns, if the stage has a loop.
+    pub fn turns(&self) -> Option<&LoopTurns> {
+        self.turns.as_ref()
     }
 
     /// How many requests could really be in flight at once.

@@ -34,7 +34,9 @@
 //! once on upgrade, whatever the busy timeout; an immediate one waits.
 
 mod lock;
+mod replay;
 mod run;
+mod turns;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -219,6 +221,8 @@ impl Store {
         store.conn.execute_batch("BEGIN IMMEDIATE")?;
         let created = run::previous(&store.conn).and_then(|replaced| {
             store.conn.execute_batch(SCHEMA)?;
+            store.conn.execute_batch(turns::SCHEMA)?;
+            store.conn.execute_batch(replay::SCHEMA)?;
             store
                 .conn
                 .execute("INSERT INTO run (id) VALUES (?1)", [run_id])?;

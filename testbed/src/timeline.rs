@@ -51,18 +51,24 @@
 
 mod draw;
 mod legend;
+mod page;
 #[cfg(test)]
 mod tests;
+mod trace;
 
+use std::path::Path;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::report::Report;
 use crate::server::ServedLine;
-use crate::store::Row;
+use crate::store::{Row, Store, StoreError};
+use crate::turns::LoopTurns;
 
 pub use draw::render_stack;
+pub use page::render_page;
+pub use trace::render_trace;
 
 /// Everything a timeline shows of one run, as plain data: what
 /// `--timeline run.json` writes and `stack-timelines` reads.
@@ -76,6 +82,10 @@ pub struct Timeline {
     pub bars: Vec<Bar>,
     /// The server's service times, if it logged them (else empty).
     pub service: Vec<Service>,
+    /// The event loop's wake-ups, if the stage has a loop (`None`: it has
+    /// none, as 01-sync and 02-fork).
+    #[serde(default)]
+    pub turns: Option<LoopTurns>,
 }
 
 /// One item's bar: from the stage starting on it to its outcome recorded.
@@ -117,9 +127,13 @@ impl Timeline {
     /// logged (`served` may be empty), with `epoch` the instant the run's
     /// µs count from.
     pub fn new(report: &Report, rows: &[Row], served: &[ServedLine], epoch: Instant) -> Timeline {
-        let micros = |at: Instant| {
-            u64::try_from(at.saturating_duration_since(epoch).as_micros()).unwrap_or(u64::MAX)
-        };
+        Timeline::from_parts(report, rows, service_of(served, epoch))
+    }
+
+    /// The timeline of a run from what its database keeps: its report, its
+    /// rows and the service times (the `report` binary's way, which gives
+    /// the same timeline as [`Timeline::new`] did during the run).
+    pub fn from_parts(report: &Report, rows: &[Row], service: Vec<Service>) -> Timeline {
         let bars = rows
             .iter()
             .map(|row| Bar {
@@ -138,20 +152,19 @@ impl Timeline {
                 },
             })
             .collect();
-        let service = served
-            .iter()
-            .map(|line| Service {
-                id: line.id.0,
-                start_us: micros(line.received),
-                end_us: micros(line.done),
-            })
-            .collect();
         Timeline {
             label: report.stage.clone(),
             report: report.clone(),
             bars,
             service,
+            turns: None,
         }
+    }
+
+    /// The same timeline with the loop's recorded turns.
+    pub fn with_turns(mut self, turns: Option<LoopTurns>) -> Timeline {
+        self.turns = turns;
+        self
     }
 
     /// The data as one line of JSON.
@@ -166,6 +179,74 @@ impl Timeline {
     fn end_us(&self) -> u64 {
         self.bars.iter().map(|b| b.end_us).max().unwrap_or(0)
     }
+}
+
+/// The timeline written in the format `path`'s ending asks for: an
+/// interactive page for `.html`, Chrome's trace event format for
+/// `.trace.json` (Perfetto, `chrome://tracing`), the timeline's data for
+/// `.json` (what `stack-timelines` reads), else an SVG picture with
+/// `command` printed under it.
+pub fn render_for(path: &Path, timeline: &Timeline, command: Option<&str>) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    if name.ends_with(".html") {
+        render_page(std::slice::from_ref(timeline))
+    } else if name.ends_with(".trace.json") {
+        render_trace(timeline)
+    } else if name.ends_with(".json") {
+        timeline.to_json()
+    } else {
+        render_stack(std::slice::from_ref(timeline), command)
+    }
+}
+
+/// Keeps in the run's database what its timeline needs besides the rows
+/// and the loop's turns: the report and the server's service times, so
+/// that [`reread`] gives the same timeline long after the run.
+pub fn keep(
+    store: &mut Store,
+    report: &Report,
+    served: &[ServedLine],
+    epoch: Instant,
+) -> Result<(), StoreError> {
+    let service =
+        serde_json::to_string(&service_of(served, epoch)).expect("service times are plain data");
+    store.record_replay(&report.to_json(), &service)
+}
+
+/// The timeline of the run a database holds, as [`keep`] left it, or
+/// `None` when the run did not keep it (it was interrupted).
+pub fn reread(store: &Store) -> Result<Option<Timeline>, StoreError> {
+    let Some((report, service)) = store.replay()? else {
+        return Ok(None);
+    };
+    let corrupt = |e: serde_json::Error| StoreError::Corrupt {
+        id: 0,
+        why: format!("the kept report does not decode: {e}"),
+    };
+    let report: Report = serde_json::from_str(&report).map_err(corrupt)?;
+    let service: Vec<Service> = serde_json::from_str(&service).map_err(corrupt)?;
+    let rows = store.rows()?;
+    Ok(Some(
+        Timeline::from_parts(&report, &rows, service).with_turns(store.turns()?),
+    ))
+}
+
+/// The server's service times in µs since the run's `epoch`.
+pub fn service_of(served: &[ServedLine], epoch: Instant) -> Vec<Service> {
+    let micros = |at: Instant| {
+        u64::try_from(at.saturating_duration_since(epoch).as_micros()).unwrap_or(u64::MAX)
+    };
+    served
+        .iter()
+        .map(|line| Service {
+            id: line.id.0,
+            start_us: micros(line.received),
+            end_us: micros(line.done),
+        })
+        .collect()
 }
 
 /// Renders one run as an SVG document, without a log of service times (one

@@ -7,6 +7,7 @@ mod conformance;
 mod connect;
 mod flood;
 mod hostile;
+mod page;
 mod partial;
 mod pool;
 mod selector;

@@ -50,6 +50,9 @@ impl CheckoutPool {
     /// Fires every deadline that has passed at `now`, earliest first.
     pub(super) fn fire_timers(&mut self, now: Instant) -> io::Result<()> {
         while let Some((key, due)) = self.timers.pop_due(now) {
+            // Counted even when stale (its connection moved on): the loop
+            // woke for it all the same.
+            self.turns.timers(1);
             match due {
                 Due::Read(id) => {
                     if !self.owns_timer(id, key) {

@@ -4,6 +4,7 @@
 //! the stage reads these to report a run, the tests to check one.
 
 use select::selector::Backend;
+use testbed::turns::TurnLog;
 
 use crate::config::Config;
 use crate::journal::Entry;
@@ -40,6 +41,11 @@ impl CheckoutPool {
     /// The counters so far.
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+
+    /// The loop's recorded turns: one per wait.
+    pub fn turns(&self) -> &TurnLog {
+        &self.turns
     }
 
     /// The configuration.

@@ -47,6 +47,9 @@ pub struct Summary {
     pub stats: Stats,
     /// Every fiber that panicked, in order.
     pub panics: Vec<FiberPanic>,
+    /// Each wake-up of the loop: when, how long it slept, how many sockets
+    /// were ready, timers fired, fibers resumed.
+    pub turns: testbed::turns::TurnLog,
 }
 
 /// Why [`Scheduler::run`](crate::Scheduler::run) stopped before every fiber

@@ -10,7 +10,9 @@
 //! cargo run --release -p testbed --bin stack-timelines -- --out both.svg rr.json sel.json
 //! ```
 //!
-//! A run may be given a label: `rr.json=round-robin`.
+//! A run may be given a label: `rr.json=round-robin`. With `--out
+//! both.html` the runs go on one interactive page instead of a picture
+//! (zoom, pan, a cursor to scrub, a tooltip per bar).
 //!
 //! Not here: the drawing, which is `testbed::timeline::render_stack`.
 
@@ -19,13 +21,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use testbed::cli::{parse_or_exit, same_file, usage_error};
-use testbed::timeline::{Timeline, render_stack};
+use testbed::timeline::{Timeline, render_page, render_stack};
 
 /// Draws several `--timeline run.json` files on one time axis.
 #[derive(Parser)]
 #[command(name = "stack-timelines", version)]
 struct Args {
-    /// Where to write the SVG.
+    /// Where to write the SVG, or with a name that ends in `.html`, the
+    /// interactive page.
     #[arg(long, value_name = "PATH")]
     out: PathBuf,
 
@@ -78,8 +81,13 @@ fn main() -> ExitCode {
             }
         }
     }
-    let svg = render_stack(&timelines, args.command.as_deref());
-    if let Err(e) = std::fs::write(&args.out, svg) {
+    let html = args.out.extension().is_some_and(|e| e == "html");
+    let drawn = if html {
+        render_page(&timelines)
+    } else {
+        render_stack(&timelines, args.command.as_deref())
+    };
+    if let Err(e) = std::fs::write(&args.out, drawn) {
         eprintln!("error: could not write {}: {e}", args.out.display());
         return ExitCode::FAILURE;
     }

@@ -24,7 +24,7 @@ use crate::util::{IO_TIMEOUT, server};
 /// One connection per item, one item at a time; remembers the read
 /// timeout it was given.
 #[derive(Default)]
-struct Serial {
+pub(crate) struct Serial {
     read_timeout: Mutex<Option<Option<Duration>>>,
 }
 
@@ -70,7 +70,7 @@ pub(crate) fn request(scenario: &Scenario, item: &Item) -> Outcome {
     }
 }
 
-fn quick(db: Option<&Path>) -> Settings {
+pub(crate) fn quick(db: Option<&Path>) -> Settings {
     Settings {
         items: 10,
         conns: 1,

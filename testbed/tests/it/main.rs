@@ -12,6 +12,8 @@ mod conformance;
 mod forked;
 mod harness;
 mod network;
+mod page;
+mod replay;
 mod server;
 mod slow_server;
 mod util;

@@ -6,11 +6,12 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use super::DIR;
 use super::data::{RunData, differences, format_change, parse_data, report_keys};
 use super::list::{Figure, Source, all_commands, commands};
 use super::stages::execute;
+use super::svg::page_reports;
 use super::table::markdown;
+use super::{DIR, has_page};
 
 /// How many fresh runs a figure gets before its differences count.
 const ATTEMPTS: u32 = 3;
@@ -85,6 +86,11 @@ pub(super) fn check_all(root: &Path, bins: &Path, chosen: &[&Figure]) -> Result<
                 }
             }
         }
+        if has_page(&figure.name)
+            && let Some(data) = &data
+        {
+            found.extend(check_page(&dir, &figure.name, &data.runs));
+        }
         found.dedup();
         if found.is_empty() {
             println!("figure {}: ok", figure.name);
@@ -106,6 +112,35 @@ pub(super) fn check_all(root: &Path, bins: &Path, chosen: &[&Figure]) -> Result<
         );
     }
     Ok(())
+}
+
+/// A figure's page shows the runs its Markdown records: the same reports,
+/// number for number (both were made from the same runs).
+fn check_page(dir: &Path, name: &str, recorded: &[RunData]) -> Vec<String> {
+    let path = dir.join(format!("{name}.html"));
+    let Some(reports) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|page| page_reports(&page))
+    else {
+        return vec![format!("{name}.html is missing or has no runs in it")];
+    };
+    if reports.len() != recorded.len() {
+        return vec![format!(
+            "{name}.html shows {} runs, {name}.md records {}",
+            reports.len(),
+            recorded.len()
+        )];
+    }
+    let differs = recorded.iter().zip(&reports).any(|(run, report)| {
+        RunData::from_report(&run.label, report).map_or(true, |shown| shown != *run)
+    });
+    if differs {
+        vec![format!(
+            "{name}.html shows other runs than {name}.md records: remake both with `cargo xtask figures {name}`"
+        )]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The checks that need no run: data present and undamaged, tables as the

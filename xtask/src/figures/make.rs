@@ -4,12 +4,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::DIR;
 use super::data::{Data, RunData, report_keys};
 use super::list::{Figure, Source, all_commands, commands};
 use super::stages::{execute, label};
 use super::svg::stack;
 use super::table::markdown;
+use super::{DIR, has_page};
 
 /// Remakes the chosen figures: their runs, pictures and tables.
 pub(super) fn regenerate(
@@ -51,6 +51,9 @@ pub(super) fn regenerate(
             .map(|((json, _), label)| (json.as_path(), label.as_str()))
             .collect();
         stack(bins, &dir.join(format!("{}.svg", figure.name)), &runs)?;
+        if has_page(&figure.name) {
+            stack(bins, &dir.join(format!("{}.html", figure.name)), &runs)?;
+        }
         let keys = report_keys(&made[0].1);
         let runs = made
             .iter()

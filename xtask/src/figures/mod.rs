@@ -14,6 +14,10 @@
 //! show the same numbers. One run makes a timeline; several make one
 //! picture with the runs stacked on a shared time axis.
 //!
+//! A figure named in [`PAGES`] also gets `NAME.html`, the interactive
+//! page of the same runs (`stack-timelines --out NAME.html`), which its
+//! chapter embeds so that a reader can zoom into the run and scrub it.
+//!
 //! `NAME.md`, which the chapter includes under the picture, holds:
 //!
 //! - a comment with the runs' figures as data (`FIGURE-DATA`, a digest
@@ -54,7 +58,8 @@
 //! - `data.rs`: what a figure records of its runs, and the report's
 //!   formulas the check applies to it;
 //! - `table.rs`: a figure's Markdown (data line, anchors, tables);
-//! - `svg.rs`: its picture, and the text primitives (thousands, escaping);
+//! - `svg.rs`: its picture and its page, and the text primitives
+//!   (thousands, escaping);
 //! - `make.rs` remakes figures, `check.rs` checks them; this file reads
 //!   the command line and calls one or the other.
 
@@ -74,6 +79,20 @@ use crate::cargo;
 
 /// Where the figures live, relative to the repository root.
 const DIR: &str = "book/src/figures";
+/// The figures that also get an interactive page, `NAME.html`: one run the
+/// chapter discusses, for chapters 3, 4, 5 and 8.
+pub const PAGES: &[&str] = &[
+    "ch03-bimodal",
+    "ch04-compare",
+    "ch05-outage",
+    "ch08-executor",
+];
+
+/// Whether the figure `name` gets a page ([`PAGES`]).
+fn has_page(name: &str) -> bool {
+    PAGES.contains(&name)
+}
+
 /// Where runs keep their timeline data between two figures that share one,
 /// in cargo's target folder.
 const SCRATCH: &str = "figures";
