@@ -324,7 +324,8 @@ impl Server {
 fn progress_for(stage: &dyn Stage, settings: &Settings, server: &EmbeddedServer) -> Progress {
     if crate::watch::wanted(stage, settings) {
         let progress = Progress::hidden();
-        let feeds = crate::watch::Feeds::new(&progress, server.board());
+        let feeds = crate::watch::Feeds::new(&progress, server.board())
+            .wakes(Arc::new(crate::watch::LoopTap::start()));
         crate::watch::start(crate::watch::Setup::of(stage, settings), feeds);
         return progress;
     }

@@ -72,22 +72,29 @@ pub struct LoopTurns {
 }
 
 /// A turn while it is being recorded: instants, converted to µs only when
-/// the log is stored.
-#[derive(Debug, Clone, Copy)]
-struct Live {
-    woke: Instant,
-    slept: Duration,
-    busy: Duration,
-    ready: u32,
-    timers: u32,
-    ran: u32,
-    done: u32,
+/// the log is stored. The live view reads these (see [`live`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LiveTurn {
+    /// When the wait returned.
+    pub woke: Instant,
+    /// How long the wait lasted.
+    pub slept: Duration,
+    /// How long the loop then worked before it waited again.
+    pub busy: Duration,
+    /// Connections (events) the wait reported ready.
+    pub ready: u32,
+    /// Timers that fired in this turn.
+    pub timers: u32,
+    /// Fibers resumed or tasks polled in this turn.
+    pub ran: u32,
+    /// Items whose outcome became known in this turn.
+    pub done: u32,
 }
 
 /// The recorder an event loop keeps (see the module docs).
 #[derive(Debug, Clone)]
 pub struct TurnLog {
-    turns: Vec<Live>,
+    turns: Vec<LiveTurn>,
     cap: usize,
     dropped: u64,
     /// When the loop last went to sleep.
@@ -110,6 +117,7 @@ impl TurnLog {
 
     /// An empty log that keeps up to `cap` turns (a test's small bound).
     pub fn with_cap(cap: usize) -> TurnLog {
+        live::recording();
         TurnLog {
             turns: Vec::new(),
             cap,
@@ -126,6 +134,7 @@ impl TurnLog {
             && let Some(last) = self.turns.last_mut()
         {
             last.busy = now.saturating_duration_since(last.woke);
+            live::publish(*last);
         }
         self.asleep_since = Some(now);
     }
@@ -137,12 +146,7 @@ impl TurnLog {
             .asleep_since
             .take()
             .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
-        self.last_kept = self.turns.len() < self.cap;
-        if !self.last_kept {
-            self.dropped += 1;
-            return;
-        }
-        self.turns.push(Live {
+        let turn = LiveTurn {
             woke: now,
             slept,
             busy: Duration::ZERO,
@@ -150,7 +154,16 @@ impl TurnLog {
             timers: 0,
             ran: 0,
             done: 0,
-        });
+        };
+        self.last_kept = self.turns.len() < self.cap;
+        if !self.last_kept {
+            self.dropped += 1;
+            // The stored log is full, but a live view still wants to see
+            // the loop wake: what is known of the turn so far.
+            live::publish(turn);
+            return;
+        }
+        self.turns.push(turn);
     }
 
     /// `n` timers fired in the current turn.
@@ -204,7 +217,7 @@ impl TurnLog {
         }
     }
 
-    fn add(&mut self, n: usize, field: impl FnOnce(&mut Live) -> &mut u32) {
+    fn add(&mut self, n: usize, field: impl FnOnce(&mut LiveTurn) -> &mut u32) {
         // Work before the first wake-up (the loop's start) belongs to no
         // turn; work of a dropped turn is dropped with it.
         if n == 0 || !self.last_kept {
@@ -214,6 +227,87 @@ impl TurnLog {
             let slot = field(last);
             *slot = slot.saturating_add(saturate(n));
         }
+    }
+}
+
+pub mod live {
+    //! The last few turns, shared with a live view (`--watch`) while the
+    //! run goes on.
+    //!
+    //! The stored log is the loop's own, handed over when the run ends; a
+    //! view that wants the wake-ups *now* reads them here instead. Off by
+    //! default, when a loop pays one relaxed atomic load per turn for it;
+    //! [`enable`] switches it on, and then each finished turn is copied
+    //! into a small ring behind a lock that the view reads ten times a
+    //! second. It is one per process, like the run it watches.
+    //!
+    //! ```
+    //! use testbed::turns::{TurnLog, live};
+    //!
+    //! live::enable();
+    //! let mut log = TurnLog::new();
+    //! log.sleeping();
+    //! log.woke(2);
+    //! log.sleeping(); // the turn is finished: published
+    //! let recent = live::recent(8).expect("a loop is recording");
+    //! assert_eq!(recent.last().map(|t| t.ready), Some(2));
+    //! ```
+
+    use std::collections::VecDeque;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::LiveTurn;
+
+    /// How many turns the ring keeps: more than a view shows.
+    pub const KEPT: usize = 64;
+
+    static ON: AtomicBool = AtomicBool::new(false);
+    static RECORDING: AtomicBool = AtomicBool::new(false);
+    static RECENT: Mutex<VecDeque<LiveTurn>> = Mutex::new(VecDeque::new());
+
+    /// Starts sharing turns from now on (the live view calls it before
+    /// the run starts).
+    pub fn enable() {
+        ON.store(true, Ordering::Relaxed);
+    }
+
+    /// The last `n` finished turns, oldest first; `None` while no loop of
+    /// this process has started recording (a stage without an event loop).
+    pub fn recent(n: usize) -> Option<Vec<LiveTurn>> {
+        if !RECORDING.load(Ordering::Relaxed) {
+            return None;
+        }
+        let ring = RECENT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Some(
+            ring.iter()
+                .skip(ring.len().saturating_sub(n))
+                .copied()
+                .collect(),
+        )
+    }
+
+    /// A [`super::TurnLog`] was made: this process has an event loop.
+    pub(super) fn recording() {
+        if ON.load(Ordering::Relaxed) {
+            RECORDING.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Shares `turn` if a view is watching.
+    pub(super) fn publish(turn: LiveTurn) {
+        if !ON.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut ring = RECENT
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if ring.len() == KEPT {
+            ring.pop_front();
+        }
+        ring.push_back(turn);
     }
 }
 

@@ -14,8 +14,9 @@
 //! - the [`Progress`] count every store ticks (recorded, failed);
 //! - the embedded server's [`Board`]: each open connection's last request
 //!   line, and the server's counts (items started, mean service time);
-//! - a [`WakeFeed`], the loop's record of its wake-ups, when there is one
-//!   (the panel says "no loop recording" otherwise);
+//! - a [`WakeFeed`], the loop's record of its wake-ups: [`LoopTap`] reads
+//!   the turns every event loop's `TurnLog` shares while the run goes on
+//!   (the panel says "no loop recording" for a stage without a loop);
 //! - the watchdog's lines, which [`Progress::say`] hands to the view
 //!   instead of printing them over it.
 //!
@@ -61,8 +62,58 @@ const WAKES: usize = 64;
 
 /// The event loop's record of its wake-ups, read while the run goes on.
 pub trait WakeFeed: Send + Sync + fmt::Debug {
-    /// The last `n` wake-ups (fewer if there were fewer), oldest first.
-    fn last(&self, n: usize) -> Vec<Wake>;
+    /// The last `n` wake-ups (fewer if there were fewer), oldest first;
+    /// `None` when the stage records none (it has no event loop).
+    fn last(&self, n: usize) -> Option<Vec<Wake>>;
+}
+
+/// The loop's wake-ups as its [`crate::turns::TurnLog`] shares them while
+/// the run goes on ([`crate::turns::live`]), timed from when the view
+/// started.
+#[derive(Debug)]
+pub struct LoopTap {
+    epoch: Instant,
+}
+
+impl LoopTap {
+    /// Switches the sharing on and starts the clock.
+    pub fn start() -> LoopTap {
+        crate::turns::live::enable();
+        LoopTap {
+            epoch: Instant::now(),
+        }
+    }
+}
+
+impl WakeFeed for LoopTap {
+    fn last(&self, n: usize) -> Option<Vec<Wake>> {
+        let turns = crate::turns::live::recent(n)?;
+        Some(
+            turns
+                .into_iter()
+                .map(|turn| Wake {
+                    at: turn.woke.saturating_duration_since(self.epoch),
+                    slept: turn.slept,
+                    ready: turn.ready,
+                    timers: turn.timers,
+                    then: then(&turn),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// What a turn did after it woke, in a few words.
+fn then(turn: &crate::turns::LiveTurn) -> String {
+    let mut words = Vec::new();
+    if turn.ran > 0 {
+        words.push(format!("ran {}", turn.ran));
+    }
+    if turn.done > 0 {
+        words.push(format!("finished {}", turn.done));
+    }
+    words.push(format!("worked {}us", turn.busy.as_micros()));
+    words.join(", ")
 }
 
 /// Where the view's samples come from.
@@ -127,7 +178,7 @@ impl Feeds {
             started,
             service,
             connections,
-            wakes: self.wakes.as_ref().map(|feed| feed.last(WAKES)),
+            wakes: self.wakes.as_ref().and_then(|feed| feed.last(WAKES)),
         }
     }
 }

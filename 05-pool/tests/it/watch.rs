@@ -79,8 +79,10 @@ fn q_in_the_live_view_stops_the_run_and_the_database_matches_its_report() {
     let seen = drain(child.stdout.take().expect("piped"));
     let target = DbTarget::File(db.clone());
     let start = Instant::now();
-    // The view is drawn and the run has recorded something.
+    // The view is drawn, with the loop's wake-ups ("at 0.3s  slept 1.0ms
+    // ..."), and the run has recorded something.
     while !(text(&seen).contains("q or Ctrl-C stops the run")
+        && text(&seen).contains("slept ")
         && Store::rows_so_far(&target, Instant::now()).is_ok_and(|rows| !rows.is_empty()))
     {
         if start.elapsed() > DEADLINE || matches!(child.try_wait(), Ok(Some(_))) {
