@@ -10,7 +10,12 @@
 //!   `book/starters` by default, a folder a teacher can hand out.
 //! - `cargo xtask check-exercises`: the committed starters match the
 //!   solutions, every starter compiles, every starter *fails* its tests and
-//!   every solution passes them.
+//!   every solution passes them; then every known mistake
+//!   (`book/exercises/*/mistakes/`) fails at least one test, and the
+//!   teachers' page of mistakes is up to date.
+//! - `cargo xtask mistakes [NAME...]`: runs the known mistakes of every
+//!   exercise (or of those named), prints the tests that catch each, and
+//!   (for all) rewrites `book/src/teachers/mistakes.md`.
 //! - `cargo xtask handout DIR`: writes the students' repository (stages,
 //!   testbed, starters as workspace members, a `Cargo.lock`, the book
 //!   without solutions); `cargo xtask check-handout` makes one and checks
@@ -26,6 +31,7 @@
 mod figures;
 mod handout;
 mod includes;
+mod mistakes;
 mod starters;
 mod tidy;
 
@@ -48,7 +54,8 @@ fn main() -> Result<()> {
             println!("starters written to {}", out.display());
             Ok(())
         }
-        Some("check-exercises") => starters::check(&root),
+        Some("check-exercises") => starters::check(&root).and_then(|()| mistakes::check(&root)),
+        Some("mistakes") => mistakes::main(&root, &args[1..]),
         Some("handout") => match args.get(1) {
             Some(dir) => {
                 handout::write(&root, Path::new(dir))?;
@@ -61,7 +68,7 @@ fn main() -> Result<()> {
         Some("figures") => figures::main(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask check-book | book-stats | starters [DIR] | check-exercises | figures [--check [--release]] [NAME...] | handout DIR | check-handout"
+                "usage: cargo xtask check-book | book-stats | starters [DIR] | check-exercises | mistakes [NAME...] | figures [--check [--release]] [NAME...] | handout DIR | check-handout"
             );
             std::process::exit(2)
         }

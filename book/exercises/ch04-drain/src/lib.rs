@@ -88,17 +88,23 @@ mod tests {
         let mut events = Vec::new();
         while got.len() < 300 {
             selector.wait(&mut events, Some(Duration::from_secs(5)))?;
-            assert!(!events.is_empty(), "no edge came: bytes were left behind");
+            assert!(
+                !events.is_empty(),
+                "no edge came for 5 s, though lines are missing: a drain left bytes in the socket"
+            );
             let drained = drain(&mut client, &mut framer)?;
-            assert!(!drained.eof);
+            assert!(!drained.eof, "the peer is still open: no end of file");
             while let Some(line) = framer.next_line().expect("valid lines") {
                 got.push(line);
             }
         }
-        assert_eq!(got, lines());
+        assert_eq!(got, lines(), "every line should arrive, whole and in order");
         // Drained: nothing left, and nothing new to report.
         selector.wait(&mut events, Some(Duration::from_millis(20)))?;
-        assert!(events.is_empty());
+        assert!(
+            events.is_empty(),
+            "once drained, the socket should have nothing more to report"
+        );
         Ok(())
     }
 
@@ -127,9 +133,14 @@ mod tests {
             Drained {
                 bytes: 5,
                 eof: true
-            }
+            },
+            "the 5 bytes, then a read of 0 reported as the end of the stream"
         );
-        assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+        assert_eq!(
+            framer.next_line(),
+            Ok(Some("OK".into())),
+            "the bytes read should be in the framer"
+        );
         assert!(framer.has_partial(), "'20' waits for the rest of its line");
         Ok(())
     }
@@ -162,9 +173,14 @@ mod tests {
             Drained {
                 bytes: 3,
                 eof: false
-            }
+            },
+            "an interrupted read should be tried again, not end the drain"
         );
-        assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+        assert_eq!(
+            framer.next_line(),
+            Ok(Some("OK".into())),
+            "the bytes read after the interruption should be in the framer"
+        );
         Ok(())
     }
 }

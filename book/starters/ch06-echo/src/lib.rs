@@ -144,7 +144,8 @@ mod tests {
             let back = client.try_join().expect("finished").expect("no panic");
             assert_eq!(
                 back.ok(),
-                Some(format!("client {n} says hello\n").into_bytes())
+                Some(format!("client {n} says hello\n").into_bytes()),
+                "client {n} should get its own line back, whole"
             );
         }
     }
@@ -158,7 +159,14 @@ mod tests {
         let listener = listener(&sched);
         let addr = listener.local_addr().expect("an address");
         sched
-            .spawn(move || echo(listener.accept()?))
+            .spawn(move || {
+                let conn = listener.accept()?;
+                // A small send buffer, and a client that starts reading
+                // late: the echo's writes must fill it, take part of a
+                // chunk, and wait for room.
+                socket2::SockRef::from(conn.get_ref()).set_send_buffer_size(4096)?;
+                echo(conn)
+            })
             .expect("spawn");
         let sched2 = sched.clone();
         let length = message.len();
@@ -172,6 +180,7 @@ mod tests {
                     sched2.spawn(move || (&*stream).write_all(&message))?
                 };
                 let mut back = vec![0; length];
+                sched2.sleep(Duration::from_millis(20));
                 (&*stream).read_exact(&mut back)?;
                 writer.join().map_err(io::Error::other)??;
                 Ok(back)
@@ -180,7 +189,11 @@ mod tests {
         sched.run().expect("the scheduler finishes");
         let back = client.try_join().expect("finished").expect("no panic");
         let expected: Vec<u8> = (0..2_000_000u32).map(|n| (n % 251) as u8).collect();
-        assert!(back.expect("the client succeeds") == expected);
+        let back = back.expect("the client should read back as many bytes as it sent");
+        assert!(
+            back == expected,
+            "2 MB should come back byte for byte, through partial writes and waits for room"
+        );
     }
 
     #[test]
@@ -208,6 +221,10 @@ mod tests {
         sched.run().expect("the scheduler finishes");
         // The slow client connected first; the quick one was still served
         // first.
-        assert_eq!(*log.borrow(), ["quick", "slow"]);
+        assert_eq!(
+            *log.borrow(),
+            ["quick", "slow"],
+            "the quick client should be served while the slow one takes its time"
+        );
     }
 }
