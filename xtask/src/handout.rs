@@ -13,7 +13,8 @@
 //!   build the versions CI built;
 //! - the book's sources without the teachers' pages (`book/src/teachers/`)
 //!   and without any solution: a `<details>` block whose summary is
-//!   "Solution" is removed from every page, an include of
+//!   "Solution" or "Speaker notes" (the teacher's script, answers
+//!   included) is removed from every page, an include of
 //!   `../exercises/NAME/...` becomes one of `../starters/NAME/...`, and a
 //!   link to a teachers' page becomes plain text;
 //! - a README for students, and one git commit.
@@ -32,6 +33,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use crate::handout_check::{gather, solution_lines};
 use crate::starters::{self, copy_starter, exercises};
 
 /// Top-level folders copied as they are (with `0*`, the stages).
@@ -181,11 +183,7 @@ fn page_for_students(text: &str) -> String {
     while let Some(line) = lines.next() {
         let opens = line.trim_start().starts_with("<details");
         let summary_here = line.contains("<summary>");
-        let is_solution = |l: &str| {
-            l.split("<summary>")
-                .nth(1)
-                .is_some_and(|s| s.trim_start().to_lowercase().starts_with("solution"))
-        };
+        let is_solution = crate::handout_check::teachers_only;
         let solution = opens
             && (if summary_here {
                 is_solution(line)
@@ -395,7 +393,10 @@ pub fn check(root: &Path) -> Result<()> {
         bail!("the hand-out holds the solutions or the teachers' pages");
     }
     println!("mdbook build: succeeds, and no line of any solution is in its output");
-    Ok(())
+    crate::handout_check::check(
+        &out,
+        &crate::handout_check::solution_lines(root, &out, &names)?,
+    )
 }
 
 /// The packages whose tests failed, from `cargo test --no-fail-fast`'s
@@ -421,56 +422,13 @@ fn failed_packages(log: &str) -> Result<BTreeSet<String>> {
 /// the hand-out's sources (a line that is also in the starter or in a
 /// stage reveals nothing).
 fn solution_leaks(root: &Path, out: &Path, names: &[String]) -> Result<Vec<String>> {
-    let mut sources = String::new();
-    for dir in ["testbed", "bench", "book/starters"] {
-        gather(&out.join(dir), &mut sources)?;
-    }
-    for entry in std::fs::read_dir(out)? {
-        let path = entry?.path();
-        if path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('0'))
-        {
-            gather(&path, &mut sources)?;
-        }
-    }
     let mut built = String::new();
     gather(&out.join("book/book"), &mut built)?;
-    let mut leaks = Vec::new();
-    for name in names {
-        let mut solution = String::new();
-        gather(
-            &root.join(starters::EXERCISES).join(name).join("src"),
-            &mut solution,
-        )?;
-        for line in regions(&solution) {
-            let line = line.trim();
-            if line.len() < 16 || line.starts_with("//") || sources.contains(line) {
-                continue;
-            }
-            if built.contains(&escape_html(line)) || built.contains(line) {
-                leaks.push(format!("{name}: {line}"));
-            }
-        }
-    }
-    Ok(leaks)
-}
-
-/// The lines inside the marked regions of a solution.
-fn regions(text: &str) -> Vec<&str> {
-    let mut inside = false;
-    let mut lines = Vec::new();
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("// EXERCISE-BEGIN") {
-            inside = true;
-        } else if trimmed.starts_with("// EXERCISE-END") {
-            inside = false;
-        } else if inside {
-            lines.push(line);
-        }
-    }
-    lines
+    Ok(solution_lines(root, out, names)?
+        .into_iter()
+        .filter(|(_, line)| built.contains(&escape_html(line)) || built.contains(line.as_str()))
+        .map(|(name, line)| format!("{name}: {line}"))
+        .collect())
 }
 
 fn escape_html(text: &str) -> String {
@@ -480,36 +438,17 @@ fn escape_html(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Appends every text file under `dir` to `into`.
-fn gather(dir: &Path, into: &mut String) -> Result<()> {
-    if !dir.exists() {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.file_name().is_some_and(|n| n == "target") {
-            continue;
-        }
-        if path.is_dir() {
-            gather(&path, into)?;
-        } else if let Ok(text) = std::fs::read_to_string(&path) {
-            into.push_str(&text);
-            into.push('\n');
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handout_check::regions;
 
     #[test]
     fn solution_blocks_go_and_includes_point_at_starters() {
         let page = "Intro.\n\n<details>\n<summary>Solution</summary>\n\n```rust\n{{#include ../exercises/x/src/lib.rs:exercise}}\n```\n\n</details>\n\n<details><summary>Solution</summary>\nmore\n</details>\n\n<details>\n<summary>Speaker notes</summary>\nkept\n</details>\n{{#include ../exercises/x/src/lib.rs:sorted}}\n";
         let student = page_for_students(page);
         assert!(!student.contains("Solution") && !student.contains("more"));
-        assert!(student.contains("Speaker notes") && student.contains("kept"));
+        assert!(!student.contains("Speaker notes") && !student.contains("kept"));
         assert!(student.contains("{{#include ../starters/x/src/lib.rs:sorted}}"));
         assert!(!student.contains("../exercises/"));
     }

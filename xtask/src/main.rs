@@ -30,6 +30,7 @@
 
 mod figures;
 mod handout;
+mod handout_check;
 mod includes;
 mod mistakes;
 mod starters;

@@ -40,6 +40,7 @@ use anyhow::{Context, Result, bail};
 use crate::starters::{self, EXERCISES, exercises};
 
 mod libtest;
+mod messages;
 mod page;
 
 pub use page::page;
@@ -105,9 +106,12 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// The CI check: every exercise has enough mistakes, every mistake is
-/// caught, and the teachers' page says so.
+/// The CI check: every assertion of the exercises' tests has a message,
+/// every exercise has enough mistakes, every mistake is caught, and the
+/// teachers' page says so.
 pub fn check(root: &Path) -> Result<()> {
+    messages::check(root)?;
+    println!("every assertion in the exercises' tests says what it expected");
     let started = Instant::now();
     let verdicts = run(root, &exercises(root)?)?;
     require_caught(&verdicts)?;
@@ -260,7 +264,7 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
 
 /// A scratch workspace of full copies of every exercise (solutions, not
 /// starters), whose path dependencies point back into the repository.
-pub fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
+fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
     // Folders of runs that were interrupted: their process is gone.
     if let Some(parent) = scratch.parent()
         && let Ok(entries) = std::fs::read_dir(parent)
