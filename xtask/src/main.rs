@@ -16,6 +16,8 @@
 //! - `cargo xtask mistakes [NAME...]`: runs the known mistakes of every
 //!   exercise (or of those named), prints the tests that catch each, and
 //!   (for all) rewrites `book/src/teachers/mistakes.md`.
+//! - `cargo xtask mutants`: cargo-mutants over the exercises' marked
+//!   regions (installed first if missing); too slow for CI.
 //! - `cargo xtask handout DIR`: writes the students' repository (stages,
 //!   testbed, starters as workspace members, a `Cargo.lock`, the book
 //!   without solutions); `cargo xtask check-handout` makes one and checks
@@ -33,6 +35,7 @@ mod handout;
 mod handout_check;
 mod includes;
 mod mistakes;
+mod mutants;
 mod starters;
 mod tidy;
 
@@ -57,6 +60,7 @@ fn main() -> Result<()> {
         }
         Some("check-exercises") => starters::check(&root).and_then(|()| mistakes::check(&root)),
         Some("mistakes") => mistakes::main(&root, &args[1..]),
+        Some("mutants") => mutants::main(&root),
         Some("handout") => match args.get(1) {
             Some(dir) => {
                 handout::write(&root, Path::new(dir))?;
@@ -69,7 +73,7 @@ fn main() -> Result<()> {
         Some("figures") => figures::main(&root, &args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask check-book | book-stats | starters [DIR] | check-exercises | mistakes [NAME...] | figures [--check [--release]] [NAME...] | handout DIR | check-handout"
+                "usage: cargo xtask check-book | book-stats | starters [DIR] | check-exercises | mistakes [NAME...] | mutants | figures [--check [--release]] [NAME...] | handout DIR | check-handout"
             );
             std::process::exit(2)
         }

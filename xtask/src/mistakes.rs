@@ -116,8 +116,12 @@ pub fn check(root: &Path) -> Result<()> {
     let verdicts = run(root, &exercises(root)?)?;
     require_caught(&verdicts)?;
     let committed = std::fs::read_to_string(root.join(PAGE)).unwrap_or_default();
-    if committed != page(&reconcile(verdicts.clone(), &committed)) {
+    let (reconciled, notes) = reconcile(verdicts.clone(), &committed);
+    if committed != page(&reconciled) {
         bail!("{PAGE} is out of date: run `cargo xtask mistakes` and commit it");
+    }
+    for note in notes {
+        println!("note: {note}");
     }
     println!(
         "{} known mistakes in {} exercises, every one caught ({:.0} s); {PAGE} is up to date",
@@ -264,7 +268,7 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
 
 /// A scratch workspace of full copies of every exercise (solutions, not
 /// starters), whose path dependencies point back into the repository.
-fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
+pub fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
     // Folders of runs that were interrupted: their process is gone.
     if let Some(parent) = scratch.parent()
         && let Ok(entries) = std::fs::read_dir(parent)
@@ -346,6 +350,16 @@ impl Regions {
             }
         }
         Ok(Regions { files })
+    }
+
+    /// Each region as (file, first line, last line), the lines inside the
+    /// markers, counted from 1.
+    pub fn spans(&self) -> impl Iterator<Item = (&Path, usize, usize)> {
+        self.files.iter().flat_map(|(path, _, spans)| {
+            spans
+                .iter()
+                .map(move |&(begin, end)| (path.as_path(), begin + 2, end))
+        })
     }
 
     /// Runs `f` with `mistake` in place of its region, then puts the

@@ -164,6 +164,33 @@ mod tests {
         }
     }
 
+    /// A reader whose connection is reset: its first read fails, and any
+    /// read after that would block (so a drain that shrugs the error off
+    /// returns at once instead of spinning).
+    struct Reset {
+        calls: usize,
+    }
+
+    impl Read for Reset {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            self.calls += 1;
+            match self.calls {
+                1 => Err(io::ErrorKind::ConnectionReset.into()),
+                _ => Err(io::ErrorKind::WouldBlock.into()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_read_is_an_error_not_more_to_come() {
+        let result = drain(&mut Reset { calls: 0 }, &mut LineFramer::new());
+        assert_eq!(
+            result.map_err(|e| e.kind()),
+            Err(io::ErrorKind::ConnectionReset),
+            "a read that fails for good should end the drain with its error"
+        );
+    }
+
     #[test]
     fn a_signal_does_not_end_the_drain() -> io::Result<()> {
         let mut framer = LineFramer::new();

@@ -182,7 +182,7 @@ mod tests {
         let sched = Scheduler::new().expect("a scheduler");
         let listener = listener(&sched);
         let addr = listener.local_addr().expect("an address");
-        sched
+        let server = sched
             .spawn(move || {
                 let conn = listener.accept()?;
                 // A small send buffer, and a client that starts reading
@@ -204,7 +204,9 @@ mod tests {
                     sched2.spawn(move || (&*stream).write_all(&message))?
                 };
                 let mut back = vec![0; length];
-                sched2.sleep(Duration::from_millis(20));
+                // Long enough for the writer and the echo to fill the
+                // buffers, even on a busy machine.
+                sched2.sleep(Duration::from_millis(200));
                 (&*stream).read_exact(&mut back)?;
                 writer.join().map_err(io::Error::other)??;
                 Ok(back)
@@ -217,6 +219,92 @@ mod tests {
         assert!(
             back == expected,
             "2 MB should come back byte for byte, through partial writes and waits for room"
+        );
+        let echoed = server.try_join().and_then(Result::ok).and_then(Result::ok);
+        assert_eq!(
+            echoed,
+            Some(2_000_000),
+            "once the client closed, echo should return how many bytes it echoed"
+        );
+    }
+
+    #[test]
+    fn a_client_that_resets_the_connection_ends_its_echo_with_an_error() {
+        // The scheduler runs on a thread of its own, so that an echo which
+        // never returns (or never yields) fails this test instead of
+        // hanging it.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let server = sched
+                .spawn(move || echo(listener.accept()?))
+                .expect("spawn");
+            // A plain blocking client on another thread: it gets its line
+            // back, then closes with SO_LINGER 0, which sends a reset.
+            std::thread::spawn(move || -> io::Result<()> {
+                let mut client = std::net::TcpStream::connect(addr)?;
+                client.set_read_timeout(Some(Duration::from_secs(5)))?;
+                client.write_all(b"ping\n")?;
+                client.read_exact(&mut [0; 5])?;
+                socket2::SockRef::from(&client).set_linger(Some(Duration::ZERO))?;
+                Ok(())
+            });
+            let run = sched.run().map(|_| ()).map_err(|e| e.to_string());
+            let _ = done.send((run, format!("{:?}", server.try_join())));
+        });
+        let (run, echoed) = finished
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the echo should end within 10 s once its client resets the connection");
+        assert_eq!(run, Ok(()), "the scheduler should finish");
+        assert!(
+            echoed.starts_with("Some(Ok(Err("),
+            "a reset connection should end the echo with the read's error, not: {echoed}"
+        );
+    }
+
+    #[test]
+    fn a_client_that_resets_while_its_echo_is_written_ends_it_with_an_error() {
+        // As above, on a thread of its own; this time the client sends
+        // more than the echo can write back into its small buffers and
+        // never reads, so the echo is writing (or waiting for room) when
+        // the reset comes: its next write fails for good.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let server = sched
+                .spawn(move || {
+                    let conn = listener.accept()?;
+                    socket2::SockRef::from(conn.get_ref()).set_send_buffer_size(4096)?;
+                    echo(conn)
+                })
+                .expect("spawn");
+            std::thread::spawn(move || -> io::Result<()> {
+                let client =
+                    socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+                client.set_recv_buffer_size(4096)?;
+                client.connect(&addr.into())?;
+                let mut client = std::net::TcpStream::from(client);
+                client.set_read_timeout(Some(Duration::from_secs(5)))?;
+                client.write_all(&[b'x'; 64 * 1024])?;
+                // The first bytes of the echo: it is writing now.
+                client.peek(&mut [0; 1])?;
+                socket2::SockRef::from(&client).set_linger(Some(Duration::ZERO))?;
+                Ok(())
+            });
+            let run = sched.run().map(|_| ()).map_err(|e| e.to_string());
+            let _ = done.send((run, format!("{:?}", server.try_join())));
+        });
+        let (run, echoed) = finished
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the echo should end within 10 s once its client resets the connection");
+        assert_eq!(run, Ok(()), "the scheduler should finish");
+        assert!(
+            echoed.starts_with("Some(Ok(Err("),
+            "a write to a reset connection should end the echo with its error, not: {echoed}"
         );
     }
 
