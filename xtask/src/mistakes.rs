@@ -152,12 +152,6 @@ fn require_caught(verdicts: &[Verdict]) -> Result<()> {
 
 /// Loads, swaps in and tests every mistake of `names`, in order.
 pub fn run(root: &Path, names: &[String]) -> Result<Vec<Verdict>> {
-    // One folder per run, so that two runs at once do not swap mistakes
-    // into each other's copies.
-    let scratch = root
-        .join("target")
-        .join(SCRATCH)
-        .join(std::process::id().to_string());
     let mut verdicts = Vec::new();
     let mut loaded = Vec::new();
     for name in names {
@@ -171,10 +165,8 @@ pub fn run(root: &Path, names: &[String]) -> Result<Vec<Verdict>> {
         }
         loaded.push((name, mistakes));
     }
-    make_scratch(root, &scratch)?;
-    let verdicts_or_error = test_all(root, &scratch, loaded, &mut verdicts);
-    std::fs::remove_dir_all(&scratch)?;
-    verdicts_or_error?;
+    let scratch = Scratch::take(root)?;
+    test_all(root, &scratch.dir, loaded, &mut verdicts)?;
     Ok(verdicts)
 }
 
@@ -266,25 +258,65 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
     Ok((comment, region, body.join("\n") + "\n"))
 }
 
+/// The scratch workspace (`target/mistakes-check/workspace`), held by one
+/// run at a time. Its path never changes, so cargo reuses what it built
+/// there last time instead of piling up a new copy of every exercise's
+/// artifacts per run; the lock keeps a second run (a `cargo xtask
+/// mutants` and a `check-exercises`, say) from swapping code into the
+/// first one's copies.
+pub struct Scratch {
+    /// The workspace's folder.
+    pub dir: PathBuf,
+    lock: PathBuf,
+}
+
+impl Scratch {
+    /// Takes the lock (or the one a run that is gone left behind), and
+    /// makes a fresh copy of the exercises.
+    pub fn take(root: &Path) -> Result<Scratch> {
+        let base = root.join("target").join(SCRATCH);
+        std::fs::create_dir_all(&base)?;
+        let lock = base.join("lock");
+        let me = std::process::id().to_string();
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+        {
+            Ok(mut file) => std::io::Write::write_all(&mut file, me.as_bytes())?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let holder = std::fs::read_to_string(&lock).unwrap_or_default();
+                let holder = holder.trim();
+                if !holder.is_empty() && Path::new("/proc").join(holder).exists() {
+                    bail!(
+                        "another run (pid {holder}) is using {}: wait for it to finish",
+                        base.display()
+                    );
+                }
+                std::fs::write(&lock, &me)?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let scratch = Scratch {
+            dir: base.join("workspace"),
+            lock,
+        };
+        make_scratch(root, &scratch.dir)?;
+        Ok(scratch)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.lock);
+    }
+}
+
 /// A scratch workspace of full copies of every exercise (solutions, not
 /// starters), whose path dependencies point back into the repository.
-pub fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
-    // Folders of runs that were interrupted: their process is gone.
-    if let Some(parent) = scratch.parent()
-        && let Ok(entries) = std::fs::read_dir(parent)
-    {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let alive = name.parse::<u32>().is_ok() && Path::new("/proc").join(&name).exists();
-            if alive {
-                continue;
-            }
-            if entry.path().is_dir() {
-                std::fs::remove_dir_all(entry.path())?;
-            } else {
-                std::fs::remove_file(entry.path())?;
-            }
-        }
+fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
+    if scratch.exists() {
+        std::fs::remove_dir_all(scratch)?;
     }
     std::fs::create_dir_all(scratch)?;
     let names = exercises(root)?;

@@ -23,11 +23,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::mistakes::{Regions, make_scratch};
+use crate::mistakes::{Regions, Scratch};
 use crate::starters::exercises;
 
-/// Where the scratch copy lives, under `target/`.
-const SCRATCH: &str = "mutants-check";
 /// What one mutant's build and tests may take before it counts as a
 /// timeout (cargo-mutants' own default grows with the baseline).
 const TIMEOUT_SECS: &str = "120";
@@ -42,15 +40,12 @@ pub fn main(root: &Path) -> Result<()> {
         println!("cargo-mutants is missing: installing it (cargo install --locked cargo-mutants)");
         crate::run(Command::new("cargo").args(["install", "--locked", "cargo-mutants"]))?;
     }
-    let scratch = root
-        .join("target")
-        .join(SCRATCH)
-        .join(std::process::id().to_string());
-    make_scratch(root, &scratch)?;
+    let held = Scratch::take(root)?;
+    let scratch = &held.dir;
     let mut diff = String::new();
     for name in exercises(root)? {
         diff.push_str(&regions_diff(
-            &scratch,
+            scratch,
             &Regions::find(&scratch.join(&name))?,
         )?);
     }
@@ -62,11 +57,10 @@ pub fn main(root: &Path) -> Result<()> {
         .args(["--timeout", TIMEOUT_SECS, "--output"])
         .arg(root.join("target"))
         .env("CARGO_TARGET_DIR", root.join("target"))
-        .current_dir(&scratch)
+        .current_dir(scratch)
         .status()
         .context("cannot run cargo mutants")?;
     let took = started.elapsed().as_secs_f64();
-    std::fs::remove_dir_all(&scratch)?;
     let outcomes = root.join("target/mutants.out/outcomes.json");
     let summary = summarize(
         &std::fs::read_to_string(&outcomes)
