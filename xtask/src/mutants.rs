@@ -12,9 +12,9 @@
 //! adds (`--in-diff`), so this writes a diff that "adds" exactly the lines
 //! inside every region, and runs cargo-mutants with it, in place, on a
 //! scratch copy of the exercises (as `cargo xtask mistakes` makes one),
-//! built in the repository's target folder. It takes longer than CI
-//! should wait (every mutant is a build and a test run), so CI leaves it
-//! out; the teachers' page of mistakes records its last result.
+//! built in the repository's target folder. Every mutant is a build and
+//! a test run, and installing cargo-mutants is a long build too, so CI
+//! leaves it out; the teachers' plan records its last result.
 
 use std::fmt::Write as _;
 use std::path::Path;
