@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::{figures, handout, includes, layout, quoted, starters};
+use crate::{figures, handout, includes, layout, mistakes, mutants, quoted, starters};
 
 /// `cargo xtask`: the project's own tooling (book checks, exercise
 /// starters, the students' hand-out, figures).
@@ -80,8 +80,23 @@ pub enum Task {
         dir: Option<PathBuf>,
     },
     /// Checks that the committed starters are current, compile and fail
-    /// their tests, and that every solution passes them.
+    /// their tests, and that every solution passes them; then that every
+    /// known mistake (book/exercises/*/mistakes/) fails at least one test,
+    /// every assertion has a message, and the teachers' page of mistakes is
+    /// up to date.
     CheckExercises,
+    /// Runs the known mistakes of every exercise (or of those named) and
+    /// prints the tests that catch each; with no name, rewrites
+    /// book/src/teachers/mistakes.md.
+    Mistakes {
+        /// The exercises whose mistakes to run (`ch06-channel`); every
+        /// exercise when none is given.
+        names: Vec<String>,
+    },
+    /// Mutation testing with cargo-mutants over the exercises' marked
+    /// regions only (installed first if missing). Takes about five
+    /// minutes: not part of CI.
+    Mutants,
     /// Writes the students' repository: the stages, the testbed, the
     /// starters as workspace members, a Cargo.lock, the book without
     /// solutions, one git commit.
@@ -115,7 +130,12 @@ impl Task {
                 println!("starters written to {}", out.display());
                 Ok(())
             }
-            Task::CheckExercises => starters::check(root),
+            Task::CheckExercises => {
+                starters::check(root)?;
+                mistakes::check(root)
+            }
+            Task::Mistakes { names } => mistakes::main(root, &names),
+            Task::Mutants => mutants::main(root),
             Task::Handout { dir } => {
                 handout::write(root, &dir)?;
                 println!("hand-out written to {}", dir.display());

@@ -14,7 +14,12 @@
 //!   `book/starters` by default, a folder a teacher can hand out.
 //! - `cargo xtask check-exercises`: the committed starters match the
 //!   solutions, every starter compiles, every starter *fails* its tests and
-//!   every solution passes them.
+//!   every solution passes them; then every known mistake
+//!   (`book/exercises/*/mistakes/`) fails at least one test ([`mistakes`]),
+//!   and the teachers' page of mistakes is up to date.
+//! - `cargo xtask mistakes [NAME...]`: runs the known mistakes and prints
+//!   the tests that catch each; `cargo xtask mutants`: cargo-mutants over
+//!   the exercises' marked regions ([`mutants`]; too slow for CI).
 //! - `cargo xtask handout DIR`: writes the students' repository (stages,
 //!   testbed, starters as workspace members, a `Cargo.lock`, the book
 //!   without solutions); `cargo xtask check-handout` makes one and checks
@@ -41,6 +46,8 @@ pub mod figures;
 pub mod handout;
 pub mod includes;
 pub mod layout;
+pub mod mistakes;
+pub mod mutants;
 pub mod quoted;
 pub mod starters;
 mod tidy;

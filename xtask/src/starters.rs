@@ -29,6 +29,9 @@ use crate::cargo::{self, run};
 pub const DEFAULT_DIR: &str = "book/starters";
 /// Where the solutions live, relative to the repository root.
 pub const EXERCISES: &str = "book/exercises";
+/// The folder of a solution crate that holds its known mistakes (wrong
+/// versions of its regions, near-solutions: never in a starter).
+pub const MISTAKES: &str = "mistakes";
 const BEGIN: &str = "// EXERCISE-BEGIN";
 const END: &str = "// EXERCISE-END";
 
@@ -151,7 +154,7 @@ pub fn copy_starter(from: &Path, to: &Path) -> Result<()> {
     for entry in std::fs::read_dir(from)? {
         let path = entry?.path();
         let name = path.file_name().unwrap_or_default();
-        if name == "target" {
+        if name == "target" || name == MISTAKES {
             continue;
         }
         let dest = to.join(name);
@@ -281,7 +284,7 @@ pub fn strip_solutions(text: &str) -> Result<String> {
 
 /// The starters' workspace manifest: this repository's, with the members
 /// replaced and every path dependency pointing back into the repository.
-fn workspace_manifest(root: &Path, out: &Path, names: &[String]) -> Result<String> {
+pub fn workspace_manifest(root: &Path, out: &Path, names: &[String]) -> Result<String> {
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
     let back = relative_path(out, root);
     let mut lines = Vec::new();

@@ -10,6 +10,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
+use super::answers::{self, gather, solution_lines};
 use super::{TEACHERS, write};
 use crate::cargo;
 use crate::figures::svg::escape;
@@ -83,7 +84,7 @@ pub fn check(root: &Path) -> Result<()> {
         bail!("the hand-out holds the solutions or the teachers' pages");
     }
     println!("mdbook build: succeeds, and no line of any solution is in its output");
-    Ok(())
+    answers::check(&out, &solution_lines(root, &out, &names)?)
 }
 
 /// The packages whose tests failed, from `cargo test --no-fail-fast`'s
@@ -104,86 +105,22 @@ fn failed_packages(log: &str) -> Result<BTreeSet<String>> {
     Ok(failed)
 }
 
-/// The lines of solutions found in the built book. A line counts only if
-/// it is the solution's own: long enough to mean something, and nowhere in
-/// the hand-out's sources (a line that is also in the starter or in a
-/// stage reveals nothing).
+/// The lines of solutions found in the built book (see
+/// [`solution_lines`] for which lines count).
 fn solution_leaks(root: &Path, out: &Path, names: &[String]) -> Result<Vec<String>> {
-    let mut sources = String::new();
-    for dir in ["testbed", "bench", "book/starters"] {
-        gather(&out.join(dir), &mut sources)?;
-    }
-    for entry in std::fs::read_dir(out)? {
-        let path = entry?.path();
-        if path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('0'))
-        {
-            gather(&path, &mut sources)?;
-        }
-    }
     let mut built = String::new();
     gather(&out.join("book/book"), &mut built)?;
-    let mut leaks = Vec::new();
-    for name in names {
-        let mut solution = String::new();
-        gather(
-            &root.join(starters::EXERCISES).join(name).join("src"),
-            &mut solution,
-        )?;
-        for line in regions(&solution) {
-            let line = line.trim();
-            if line.len() < 16 || line.starts_with("//") || sources.contains(line) {
-                continue;
-            }
-            if built.contains(&escape(line)) || built.contains(line) {
-                leaks.push(format!("{name}: {line}"));
-            }
-        }
-    }
-    Ok(leaks)
-}
-
-/// The lines inside the marked regions of a solution.
-fn regions(text: &str) -> Vec<&str> {
-    let mut inside = false;
-    let mut lines = Vec::new();
-    for line in text.lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("// EXERCISE-BEGIN") {
-            inside = true;
-        } else if trimmed.starts_with("// EXERCISE-END") {
-            inside = false;
-        } else if inside {
-            lines.push(line);
-        }
-    }
-    lines
-}
-
-/// Appends every text file under `dir` to `into`.
-fn gather(dir: &Path, into: &mut String) -> Result<()> {
-    if !dir.exists() {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.file_name().is_some_and(|n| n == "target") {
-            continue;
-        }
-        if path.is_dir() {
-            gather(&path, into)?;
-        } else if let Ok(text) = std::fs::read_to_string(&path) {
-            into.push_str(&text);
-            into.push('\n');
-        }
-    }
-    Ok(())
+    Ok(solution_lines(root, out, names)?
+        .into_iter()
+        .filter(|(_, line)| built.contains(&escape(line)) || built.contains(line.as_str()))
+        .map(|(name, line)| format!("{name}: {line}"))
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handout::answers::regions;
 
     #[test]
     fn failed_packages_come_from_cargo_s_summary() -> Result<()> {

@@ -13,7 +13,8 @@
 //!   build the versions CI built;
 //! - the book's sources without the teachers' pages (`book/src/teachers/`)
 //!   and without any solution: a `<details>` block whose summary is
-//!   "Solution" is removed from every page, an include of
+//!   "Solution" or "Speaker notes" (the teacher's script, answers
+//!   included) is removed from every page, an include of
 //!   `../exercises/NAME/...` becomes one of `../starters/NAME/...`, and a
 //!   link to a teachers' page becomes plain text;
 //! - a README for students, and one git commit.
@@ -23,6 +24,7 @@
 //!
 //! The book for students is made in `book.rs`, the check in `check.rs`.
 
+pub mod answers;
 mod book;
 mod check;
 

@@ -88,17 +88,23 @@ mod tests {
         let mut events = Vec::new();
         while got.len() < 300 {
             selector.wait(&mut events, Some(Duration::from_secs(5)))?;
-            assert!(!events.is_empty(), "no edge came: bytes were left behind");
+            assert!(
+                !events.is_empty(),
+                "no edge came for 5 s, though lines are missing: a drain left bytes in the socket"
+            );
             let drained = drain(&mut client, &mut framer)?;
-            assert!(!drained.eof);
+            assert!(!drained.eof, "the peer is still open: no end of file");
             while let Some(line) = framer.next_line().expect("valid lines") {
                 got.push(line);
             }
         }
-        assert_eq!(got, lines());
+        assert_eq!(got, lines(), "every line should arrive, whole and in order");
         // Drained: nothing left, and nothing new to report.
         selector.wait(&mut events, Some(Duration::from_millis(20)))?;
-        assert!(events.is_empty());
+        assert!(
+            events.is_empty(),
+            "once drained, the socket should have nothing more to report"
+        );
         Ok(())
     }
 
@@ -127,9 +133,14 @@ mod tests {
             Drained {
                 bytes: 5,
                 eof: true
-            }
+            },
+            "the 5 bytes, then a read of 0 reported as the end of the stream"
         );
-        assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+        assert_eq!(
+            framer.next_line(),
+            Ok(Some("OK".into())),
+            "the bytes read should be in the framer"
+        );
         assert!(framer.has_partial(), "'20' waits for the rest of its line");
         Ok(())
     }
@@ -153,6 +164,33 @@ mod tests {
         }
     }
 
+    /// A reader whose connection is reset: its first read fails, and any
+    /// read after that would block (so a drain that shrugs the error off
+    /// returns at once instead of spinning).
+    struct Reset {
+        calls: usize,
+    }
+
+    impl Read for Reset {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            self.calls += 1;
+            match self.calls {
+                1 => Err(io::ErrorKind::ConnectionReset.into()),
+                _ => Err(io::ErrorKind::WouldBlock.into()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_read_is_an_error_not_more_to_come() {
+        let result = drain(&mut Reset { calls: 0 }, &mut LineFramer::new());
+        assert_eq!(
+            result.map_err(|e| e.kind()),
+            Err(io::ErrorKind::ConnectionReset),
+            "a read that fails for good should end the drain with its error"
+        );
+    }
+
     #[test]
     fn a_signal_does_not_end_the_drain() -> io::Result<()> {
         let mut framer = LineFramer::new();
@@ -162,9 +200,14 @@ mod tests {
             Drained {
                 bytes: 3,
                 eof: false
-            }
+            },
+            "an interrupted read should be tried again, not end the drain"
         );
-        assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+        assert_eq!(
+            framer.next_line(),
+            Ok(Some("OK".into())),
+            "the bytes read after the interruption should be in the framer"
+        );
         Ok(())
     }
 }

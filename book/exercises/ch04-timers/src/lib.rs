@@ -144,16 +144,27 @@ mod tests {
 
     /// Runs the loop on a thread so a hung loop fails the test instead of
     /// hanging it; returns what happened, with when.
-    fn run_bounded(mut event_loop: EventLoop) -> Vec<(Happened, Instant)> {
+    fn run_bounded(event_loop: EventLoop) -> Vec<(Happened, Instant)> {
+        run_bounded_with(event_loop, |_| {})
+    }
+
+    /// The same, calling `also` on each happening as it is handled.
+    fn run_bounded_with(
+        mut event_loop: EventLoop,
+        mut also: impl FnMut(&Happened) + Send + 'static,
+    ) -> Vec<(Happened, Instant)> {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut log = Vec::new();
-            let result = event_loop.run(|h| log.push((h, Instant::now())));
+            let result = event_loop.run(|h| {
+                also(&h);
+                log.push((h, Instant::now()));
+            });
             let _ = tx.send(result.map(|()| log));
         });
         rx.recv_timeout(Duration::from_secs(10))
-            .expect("the loop returned: nothing was left")
-            .expect("the loop did not fail")
+            .expect("the loop should return once no socket and no timer is left, within 10 s")
+            .expect("the loop should not fail")
     }
 
     #[test]
@@ -173,10 +184,13 @@ mod tests {
                     Happened::Timer("second"),
                     Happened::Timer("third")
                 ],
-                "{backend}"
+                "{backend}: every timer should fire, earliest first"
             );
             for ((_, at), due) in log.iter().zip([10, 20, 30]) {
-                assert!(*at >= start + due * MS, "{backend}: a timer fired early");
+                assert!(
+                    *at >= start + due * MS,
+                    "{backend}: a timer fired before it was due"
+                );
             }
         }
         Ok(())
@@ -208,7 +222,7 @@ mod tests {
                     Happened::Closed(Token::new(1)),
                     Happened::Timer("late"),
                 ],
-                "{backend}"
+                "{backend}: the lines and the close should be handled as they come, before the later timer"
             );
         }
         Ok(())
@@ -217,7 +231,64 @@ mod tests {
     #[test]
     fn an_idle_loop_returns_at_once() -> io::Result<()> {
         let log = run_bounded(EventLoop::new(Backend::Poll)?);
-        assert!(log.is_empty());
+        assert!(log.is_empty(), "an idle loop has nothing to report");
+        Ok(())
+    }
+
+    #[test]
+    fn sockets_keep_the_loop_running_after_the_last_timer() -> io::Result<()> {
+        for backend in Backend::ALL {
+            let listener = TcpListener::bind("127.0.0.1:0")?;
+            let client = TcpStream::connect(listener.local_addr()?)?;
+            let (mut peer, _) = listener.accept()?;
+            let mut event_loop = EventLoop::new(backend)?;
+            event_loop.watch(Token::new(1), client)?;
+            event_loop.at(Instant::now() + MS, "soon");
+            // The peer speaks only once the timer is long gone.
+            let (spoken, speak) = mpsc::channel::<()>();
+            std::thread::spawn(move || {
+                if speak.recv_timeout(Duration::from_secs(10)).is_ok() {
+                    let _ = peer.write_all(b"OK\n");
+                }
+            });
+            let log: Vec<_> = run_bounded_with(event_loop, move |h| {
+                if h == &Happened::Timer("soon") {
+                    let _ = spoken.send(());
+                }
+            })
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect();
+            assert_eq!(
+                log,
+                [
+                    Happened::Timer("soon"),
+                    Happened::Line(Token::new(1), "OK".into()),
+                    Happened::Closed(Token::new(1)),
+                ],
+                "{backend}: the loop should run while a socket is watched, with no timer left"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn an_early_timer_is_not_kept_waiting_by_a_later_one() -> io::Result<()> {
+        let mut event_loop = EventLoop::new(Backend::Epoll)?;
+        let start = Instant::now();
+        // Added first, due last: the wait must be for the earliest timer,
+        // not the first added.
+        event_loop.at(start + 600 * MS, "late");
+        event_loop.at(start + MS, "soon");
+        let log = run_bounded(event_loop);
+        let soon = log
+            .iter()
+            .find(|(h, _)| h == &Happened::Timer("soon"))
+            .map(|&(_, at)| at - start);
+        assert!(
+            soon.is_some_and(|after| after < 300 * MS),
+            "a timer due after 1 ms should fire long before the one due after 600 ms, not after {soon:?}"
+        );
         Ok(())
     }
 }

@@ -175,11 +175,21 @@ mod tests {
         let mut b = breaker();
         b.refused(t0);
         b.refused(t0);
-        assert_eq!(b.state(), State::Closed { refusals: 2 });
-        assert!(b.allow(t0) && !b.fail_fast(t0));
+        assert_eq!(
+            b.state(),
+            State::Closed { refusals: 2 },
+            "two refusals of three should leave it closed, counting"
+        );
+        assert!(
+            b.allow(t0) && !b.fail_fast(t0),
+            "closed: connects go ahead and checkouts queue"
+        );
         b.refused(t0);
         let until = open_until(&b);
-        assert!(until > t0 && until <= t0 + 100 * MS);
+        assert!(
+            until > t0 && until <= t0 + 100 * MS,
+            "the first trip should open it for the backoff's first delay, at most 100 ms"
+        );
         assert!(!b.allow(t0), "no connect while open");
         assert!(b.fail_fast(t0), "checkouts fail at once while open");
     }
@@ -196,7 +206,7 @@ mod tests {
         assert_eq!(
             b.state(),
             State::Closed { refusals: 2 },
-            "not three in a row"
+            "a success should reset the count: two refusals after it are not three in a row"
         );
     }
 
@@ -208,10 +218,23 @@ mod tests {
             b.refused(t0);
         }
         let until = open_until(&b);
-        assert!(!b.allow(until - Duration::from_micros(1)));
-        assert!(b.allow(until), "the probe");
-        assert_eq!(b.state(), State::HalfOpen);
-        assert!(!b.allow(until), "only one probe at a time");
+        assert!(
+            !b.allow(until - Duration::from_micros(1)),
+            "no connect before the open breaker's time is up"
+        );
+        assert!(
+            b.allow(until),
+            "when its time is up, one connect should go as the probe"
+        );
+        assert_eq!(
+            b.state(),
+            State::HalfOpen,
+            "the probe's connect should leave it half-open"
+        );
+        assert!(
+            !b.allow(until),
+            "half-open: only one probe at a time, no other connect"
+        );
         assert!(
             !b.fail_fast(until),
             "half-open: checkouts wait for the probe"
@@ -227,15 +250,28 @@ mod tests {
         }
         let first = open_until(&b) - t0;
         let probe = open_until(&b);
-        assert!(b.allow(probe));
+        assert!(
+            b.allow(probe),
+            "the first probe should go when its time is up"
+        );
         b.refused(probe);
         let second = open_until(&b) - probe;
-        assert!(second >= first, "{second:?} after {first:?}");
+        assert!(
+            second > first,
+            "a failed probe should open it for longer (a second trip backs off): {second:?} after {first:?}"
+        );
         let probe = open_until(&b);
-        assert!(b.allow(probe));
+        assert!(
+            b.allow(probe),
+            "the second probe should go when its time is up"
+        );
         b.succeeded();
-        assert_eq!(b.state(), State::Closed { refusals: 0 });
-        assert!(b.allow(probe));
+        assert_eq!(
+            b.state(),
+            State::Closed { refusals: 0 },
+            "a good probe should close it"
+        );
+        assert!(b.allow(probe), "closed again: connects go ahead");
     }
 
     #[test]
@@ -247,7 +283,11 @@ mod tests {
         }
         let until = open_until(&b);
         b.refused(t0 + MS);
-        assert_eq!(open_until(&b), until);
+        assert_eq!(
+            open_until(&b),
+            until,
+            "a late refusal, of a connect started before it opened, should not open it again"
+        );
     }
 
     #[test]
@@ -258,7 +298,13 @@ mod tests {
         let (connects, fast) = dead_server(&mut breaker(), MS, 10_000 * MS);
         // Three to open it, then one probe per backoff delay (0.1 s,
         // doubling to 2 s): a dozen or so, instead of ten thousand.
-        assert!(connects <= 16, "{connects} connects");
-        assert!(fast >= 9_500, "only {fast} of 10,000 failed fast");
+        assert!(
+            connects <= 16,
+            "a dead server should cost a few probes, not {connects} connects"
+        );
+        assert!(
+            fast >= 9_500,
+            "most checkouts should fail at once while open; only {fast} of 10,000 did"
+        );
     }
 }

@@ -70,42 +70,85 @@ mod tests {
         for seed in 0..20 {
             for serial in 0..200 {
                 let n = lifetime(10, 0.5, seed, serial);
-                assert!((5..=10).contains(&n), "seed {seed}, serial {serial}: {n}");
-                assert_eq!(lifetime(10, 0.0, seed, serial), 10);
-                assert!(lifetime(1, 1.0, seed, serial) >= 1);
-                assert!(lifetime(100, 1.0, seed, serial) >= 1);
+                assert!(
+                    (5..=10).contains(&n),
+                    "with max_uses 10 and spread 0.5 a lifetime should be 5 to 10, not {n} (seed {seed}, serial {serial})"
+                );
+                assert_eq!(
+                    lifetime(10, 0.0, seed, serial),
+                    10,
+                    "spread 0 should give every connection exactly max_uses"
+                );
+                assert!(
+                    lifetime(1, 1.0, seed, serial) >= 1,
+                    "a lifetime should never be less than 1"
+                );
+                assert!(
+                    lifetime(100, 1.0, seed, serial) >= 1,
+                    "a lifetime should never be less than 1"
+                );
             }
         }
     }
 
     #[test]
     fn lifetimes_are_repeatable_and_varied() {
-        assert_eq!(lifetime(1000, 0.3, 7, 42), lifetime(1000, 0.3, 7, 42));
+        assert_eq!(
+            lifetime(1000, 0.3, 7, 42),
+            lifetime(1000, 0.3, 7, 42),
+            "the same seed and serial number should give the same lifetime"
+        );
         let mut seen: Vec<u64> = (0..100)
             .map(|serial| lifetime(1000, 0.3, 7, serial))
             .collect();
         seen.sort_unstable();
         seen.dedup();
-        assert!(seen.len() > 50, "only {} distinct lifetimes", seen.len());
-        assert!(seen[0] >= 700 && seen[seen.len() - 1] <= 1000);
+        assert!(
+            seen.len() > 50,
+            "different serial numbers should give varied lifetimes, not only {} distinct ones",
+            seen.len()
+        );
+        assert!(
+            seen[0] >= 700 && seen[seen.len() - 1] <= 1000,
+            "lifetimes should stay within max_uses × (1 − spread) and max_uses: {:?}..{:?}",
+            seen.first(),
+            seen.last()
+        );
     }
 
     #[test]
     fn a_fixed_limit_retires_every_connection_at_once() {
         let retired = retirements(20, 100, |_| 10);
-        assert_eq!(retired.iter().max(), Some(&20), "a storm every 10 ticks");
-        assert_eq!(retired.iter().filter(|&&n| n > 0).count(), 10);
+        assert_eq!(
+            retired.iter().max(),
+            Some(&20),
+            "a fixed limit should retire all 20 at once"
+        );
+        assert_eq!(
+            retired.iter().filter(|&&n| n > 0).count(),
+            10,
+            "a storm every 10 ticks, in 100 ticks"
+        );
     }
 
     #[test]
     fn spread_limits_retire_a_few_at_a_time() {
         let retired = retirements(20, 200, |serial| lifetime(10, 0.5, 1, serial));
         let worst = retired.iter().max().copied().unwrap_or(0);
-        assert!(worst <= 10, "at most half the pool at once, not {worst}");
+        assert!(
+            worst <= 10,
+            "spread lifetimes should retire at most half the pool at once, not {worst}"
+        );
         // After a few generations the waves have blurred: most ticks see
         // some retirements, none sees a storm.
         let late = &retired[100..];
-        assert!(late.iter().filter(|&&n| n > 0).count() > 60, "{late:?}");
-        assert!(late.iter().all(|&n| n <= 8), "{late:?}");
+        assert!(
+            late.iter().filter(|&&n| n > 0).count() > 60,
+            "after a few generations most ticks should see some retirements: {late:?}"
+        );
+        assert!(
+            late.iter().all(|&n| n <= 8),
+            "after a few generations no tick should see a storm: {late:?}"
+        );
     }
 }

@@ -97,7 +97,11 @@ mod tests {
             })
             .expect("spawn");
         sched.run().expect("the scheduler finishes");
-        assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2, 3, 4])));
+        assert_eq!(
+            receiver.try_join(),
+            Some(Ok(vec![0, 1, 2, 3, 4])),
+            "the receiver should get every value, in the order they were sent, then None"
+        );
     }
 
     #[test]
@@ -117,7 +121,11 @@ mod tests {
             })
             .expect("spawn");
         sched.run().expect("the scheduler finishes");
-        assert_eq!(receiver.try_join(), Some(Ok(Some("late"))));
+        assert_eq!(
+            receiver.try_join(),
+            Some(Ok(Some("late"))),
+            "recv on an empty, open channel should wait for the value sent later"
+        );
     }
 
     #[test]
@@ -151,7 +159,11 @@ mod tests {
             .into_iter()
             .map(|r| r.try_join().expect("finished").expect("no panic"))
             .collect();
-        assert_eq!(counts.iter().sum::<usize>(), 10, "{counts:?}");
+        assert_eq!(
+            counts.iter().sum::<usize>(),
+            10,
+            "the two receivers together should get each of the 10 values once: {counts:?}"
+        );
     }
 
     #[test]
@@ -161,6 +173,83 @@ mod tests {
         channel.close();
         let receiver = sched.spawn(move || channel.recv()).expect("spawn");
         sched.run().expect("the scheduler finishes");
-        assert_eq!(receiver.try_join(), Some(Ok(None)));
+        assert_eq!(
+            receiver.try_join(),
+            Some(Ok(None)),
+            "recv on a closed, empty channel should return None at once"
+        );
+    }
+
+    #[test]
+    fn no_receiver_returns_none_while_the_channel_is_open() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let channel = Rc::new(Channel::new(&sched));
+        // Set just before the close: a `None` seen while it is false came
+        // too early.
+        let closing = Rc::new(Cell::new(false));
+        let receivers: Vec<_> = (0..2)
+            .map(|_| {
+                let (channel, closing) = (channel.clone(), closing.clone());
+                sched
+                    .spawn(move || {
+                        let mut got = 0;
+                        while channel.recv().is_some() {
+                            got += 1;
+                        }
+                        (got, closing.get())
+                    })
+                    .expect("spawn")
+            })
+            .collect();
+        let sched2 = sched.clone();
+        sched
+            .spawn(move || {
+                // Both receivers wait. Two values in one turn wake both;
+                // the first to run takes both, and the second finds the
+                // queue empty after its wake-up, with the channel open.
+                for pair in [[1, 2], [3, 4], [5, 6]] {
+                    for value in pair {
+                        channel.send(value);
+                    }
+                    sched2.yield_now();
+                    sched2.yield_now();
+                }
+                closing.set(true);
+                channel.close();
+            })
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        let mut total = 0;
+        for receiver in receivers {
+            let (got, after_close) = receiver.try_join().expect("finished").expect("no panic");
+            assert!(
+                after_close,
+                "a receiver returned None while the channel was still open"
+            );
+            total += got;
+        }
+        assert_eq!(
+            total, 6,
+            "the receivers should get the 6 values between them"
+        );
+    }
+
+    #[test]
+    fn values_sent_before_the_close_are_still_received() {
+        let sched = Scheduler::new().expect("a scheduler");
+        let channel = Rc::new(Channel::new(&sched));
+        for value in [1, 2, 3] {
+            channel.send(value);
+        }
+        channel.close();
+        let receiver = sched
+            .spawn(move || std::iter::from_fn(|| channel.recv()).collect::<Vec<_>>())
+            .expect("spawn");
+        sched.run().expect("the scheduler finishes");
+        assert_eq!(
+            receiver.try_join(),
+            Some(Ok(vec![1, 2, 3])),
+            "values sent before the close should still be received, and only then None"
+        );
     }
 }

@@ -142,33 +142,52 @@ mod tests {
         FiberListener::bind(sched, any).expect("bind")
     }
 
+    /// Runs `test` (a scheduler and its fibers) on a thread of its own, so
+    /// that an echo which never returns, or never yields, fails the test
+    /// after 10 s instead of hanging it.
+    fn bounded<T: Send + 'static>(test: impl FnOnce() -> T + Send + 'static) -> T {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(test());
+        });
+        finished
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the echo and its clients should be done within 10 s")
+    }
+
     #[test]
     fn every_client_gets_its_own_bytes_back() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let listener = listener(&sched);
-        let addr = listener.local_addr().expect("an address");
-        let sched2 = sched.clone();
-        sched
-            .spawn(move || serve(&sched2, &listener, 3))
-            .expect("spawn");
-        let clients: Vec<_> = (0..3)
-            .map(|n| {
-                let sched2 = sched.clone();
-                sched
-                    .spawn(move || -> io::Result<Vec<u8>> {
-                        let mut stream = FiberTcpStream::connect(&sched2, addr)?;
-                        let line = format!("client {n} says hello\n");
-                        round_trip(&mut stream, line.as_bytes())
-                    })
-                    .expect("spawn")
-            })
-            .collect();
-        sched.run().expect("the scheduler finishes");
-        for (n, client) in clients.into_iter().enumerate() {
-            let back = client.try_join().expect("finished").expect("no panic");
+        let backs = bounded(|| {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let sched2 = sched.clone();
+            sched
+                .spawn(move || serve(&sched2, &listener, 3))
+                .expect("spawn");
+            let clients: Vec<_> = (0..3)
+                .map(|n| {
+                    let sched2 = sched.clone();
+                    sched
+                        .spawn(move || -> io::Result<Vec<u8>> {
+                            let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                            let line = format!("client {n} says hello\n");
+                            round_trip(&mut stream, line.as_bytes())
+                        })
+                        .expect("spawn")
+                })
+                .collect();
+            sched.run().expect("the scheduler finishes");
+            clients
+                .into_iter()
+                .map(|client| client.try_join().expect("finished").expect("no panic").ok())
+                .collect::<Vec<_>>()
+        });
+        for (n, back) in backs.into_iter().enumerate() {
             assert_eq!(
-                back.ok(),
-                Some(format!("client {n} says hello\n").into_bytes())
+                back,
+                Some(format!("client {n} says hello\n").into_bytes()),
+                "client {n} should get its own line back, whole"
             );
         }
     }
@@ -177,61 +196,160 @@ mod tests {
     fn a_big_message_comes_back_whole() {
         // Many reads' worth, and more than the socket buffers hold, so the
         // echo must read, write back part, wait, and go on.
-        let message: Vec<u8> = (0..2_000_000u32).map(|n| (n % 251) as u8).collect();
-        let sched = Scheduler::new().expect("a scheduler");
-        let listener = listener(&sched);
-        let addr = listener.local_addr().expect("an address");
-        sched
-            .spawn(move || echo(listener.accept()?))
-            .expect("spawn");
-        let sched2 = sched.clone();
-        let length = message.len();
-        let client = sched
-            .spawn(move || -> io::Result<Vec<u8>> {
-                let stream = Rc::new(FiberTcpStream::connect(&sched2, addr)?);
-                // Write from one fiber while this one reads: writing all of
-                // it first would fill both socket buffers and wait forever.
-                let writer = {
-                    let stream = stream.clone();
-                    sched2.spawn(move || (&*stream).write_all(&message))?
-                };
-                let mut back = vec![0; length];
-                (&*stream).read_exact(&mut back)?;
-                writer.join().map_err(io::Error::other)??;
-                Ok(back)
-            })
-            .expect("spawn");
-        sched.run().expect("the scheduler finishes");
-        let back = client.try_join().expect("finished").expect("no panic");
+        let (back, echoed) = bounded(|| {
+            let message: Vec<u8> = (0..2_000_000u32).map(|n| (n % 251) as u8).collect();
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let server = sched
+                .spawn(move || {
+                    let conn = listener.accept()?;
+                    // A small send buffer, and a client that starts reading
+                    // late: the echo's writes must fill it, take part of a
+                    // chunk, and wait for room.
+                    socket2::SockRef::from(conn.get_ref()).set_send_buffer_size(4096)?;
+                    echo(conn)
+                })
+                .expect("spawn");
+            let sched2 = sched.clone();
+            let length = message.len();
+            let client = sched
+                .spawn(move || -> io::Result<Vec<u8>> {
+                    let stream = Rc::new(FiberTcpStream::connect(&sched2, addr)?);
+                    // Write from one fiber while this one reads: writing all of
+                    // it first would fill both socket buffers and wait forever.
+                    let writer = {
+                        let stream = stream.clone();
+                        sched2.spawn(move || (&*stream).write_all(&message))?
+                    };
+                    let mut back = vec![0; length];
+                    // Long enough for the writer and the echo to fill the
+                    // buffers, even on a busy machine.
+                    sched2.sleep(Duration::from_millis(200));
+                    (&*stream).read_exact(&mut back)?;
+                    writer.join().map_err(io::Error::other)??;
+                    Ok(back)
+                })
+                .expect("spawn");
+            sched.run().expect("the scheduler finishes");
+            let back = client.try_join().expect("finished").expect("no panic");
+            let echoed = server.try_join().and_then(Result::ok).and_then(Result::ok);
+            (back, echoed)
+        });
         let expected: Vec<u8> = (0..2_000_000u32).map(|n| (n % 251) as u8).collect();
-        assert!(back.expect("the client succeeds") == expected);
+        let back = back.expect("the client should read back as many bytes as it sent");
+        assert!(
+            back == expected,
+            "2 MB should come back byte for byte, through partial writes and waits for room"
+        );
+        assert_eq!(
+            echoed,
+            Some(2_000_000),
+            "once the client closed, echo should return how many bytes it echoed"
+        );
+    }
+
+    #[test]
+    fn a_client_that_resets_the_connection_ends_its_echo_with_an_error() {
+        let (run, echoed) = bounded(|| {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let server = sched
+                .spawn(move || echo(listener.accept()?))
+                .expect("spawn");
+            // A plain blocking client on another thread: it gets its line
+            // back, then closes with SO_LINGER 0, which sends a reset.
+            std::thread::spawn(move || -> io::Result<()> {
+                let mut client = std::net::TcpStream::connect(addr)?;
+                client.set_read_timeout(Some(Duration::from_secs(5)))?;
+                client.write_all(b"ping\n")?;
+                client.read_exact(&mut [0; 5])?;
+                socket2::SockRef::from(&client).set_linger(Some(Duration::ZERO))?;
+                Ok(())
+            });
+            let run = sched.run().map(|_| ()).map_err(|e| e.to_string());
+            (run, format!("{:?}", server.try_join()))
+        });
+        assert_eq!(run, Ok(()), "the scheduler should finish");
+        assert!(
+            echoed.starts_with("Some(Ok(Err("),
+            "a reset connection should end the echo with the read's error, not: {echoed}"
+        );
+    }
+
+    #[test]
+    fn a_client_that_resets_while_its_echo_is_written_ends_it_with_an_error() {
+        // This time the client sends more than the echo can write back
+        // into its small buffers and never reads, so the echo is writing
+        // (or waiting for room) when the reset comes: its next write fails
+        // for good.
+        let (run, echoed) = bounded(|| {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let server = sched
+                .spawn(move || {
+                    let conn = listener.accept()?;
+                    socket2::SockRef::from(conn.get_ref()).set_send_buffer_size(4096)?;
+                    echo(conn)
+                })
+                .expect("spawn");
+            std::thread::spawn(move || -> io::Result<()> {
+                let client =
+                    socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+                client.set_recv_buffer_size(4096)?;
+                client.connect(&addr.into())?;
+                let mut client = std::net::TcpStream::from(client);
+                client.set_read_timeout(Some(Duration::from_secs(5)))?;
+                client.write_all(&[b'x'; 64 * 1024])?;
+                // The first bytes of the echo: it is writing now.
+                client.peek(&mut [0; 1])?;
+                socket2::SockRef::from(&client).set_linger(Some(Duration::ZERO))?;
+                Ok(())
+            });
+            let run = sched.run().map(|_| ()).map_err(|e| e.to_string());
+            (run, format!("{:?}", server.try_join()))
+        });
+        assert_eq!(run, Ok(()), "the scheduler should finish");
+        assert!(
+            echoed.starts_with("Some(Ok(Err("),
+            "a write to a reset connection should end the echo with its error, not: {echoed}"
+        );
     }
 
     #[test]
     fn a_slow_client_holds_up_nobody() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let listener = listener(&sched);
-        let addr = listener.local_addr().expect("an address");
-        let log = Rc::new(RefCell::new(Vec::new()));
-        let sched2 = sched.clone();
-        sched
-            .spawn(move || serve(&sched2, &listener, 2))
-            .expect("spawn");
-        for (name, pause) in [("slow", 100), ("quick", 0)] {
-            let (sched2, log) = (sched.clone(), log.clone());
+        let log = bounded(|| {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let sched2 = sched.clone();
             sched
-                .spawn(move || -> io::Result<()> {
-                    let mut stream = FiberTcpStream::connect(&sched2, addr)?;
-                    sched2.sleep(Duration::from_millis(pause));
-                    round_trip(&mut stream, b"ping\n")?;
-                    log.borrow_mut().push(name);
-                    Ok(())
-                })
+                .spawn(move || serve(&sched2, &listener, 2))
                 .expect("spawn");
-        }
-        sched.run().expect("the scheduler finishes");
+            for (name, pause) in [("slow", 100), ("quick", 0)] {
+                let (sched2, log) = (sched.clone(), log.clone());
+                sched
+                    .spawn(move || -> io::Result<()> {
+                        let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                        sched2.sleep(Duration::from_millis(pause));
+                        round_trip(&mut stream, b"ping\n")?;
+                        log.borrow_mut().push(name);
+                        Ok(())
+                    })
+                    .expect("spawn");
+            }
+            sched.run().expect("the scheduler finishes");
+            log.take()
+        });
         // The slow client connected first; the quick one was still served
         // first.
-        assert_eq!(*log.borrow(), ["quick", "slow"]);
+        assert_eq!(
+            log,
+            ["quick", "slow"],
+            "the quick client should be served while the slow one takes its time"
+        );
     }
 }

@@ -25,7 +25,7 @@ pub async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
     let mut a_output: Option<A::Output> = None;
     let mut b_output: Option<B::Output> = None;
     poll_fn(|cx| {
-        // EXERCISE-BEGIN: poll each future that has no output yet and keep its output; ready when both have one
+        // EXERCISE-BEGIN: after a wake-up, which of the two futures may you poll, and where does an output wait for the other one?
         if a_output.is_none()
             && let Poll::Ready(output) = a.as_mut().poll(cx)
         {
@@ -118,10 +118,13 @@ mod tests {
                 handle.timeout(Duration::from_secs(2), both).await
             })
             .expect("the executor finishes");
-        let (a, b) = outcomes.expect("both answered: they were in flight together");
+        let (a, b) = outcomes.expect(
+            "the peer answers only when both requests are in flight: join should poll both at once",
+        );
         assert_eq!(
             (a, b),
-            (Ok(work[0].expected_result()), Ok(work[1].expected_result()))
+            (Ok(work[0].expected_result()), Ok(work[1].expected_result())),
+            "each request should get its own answer, in argument order"
         );
     }
 
@@ -140,13 +143,21 @@ mod tests {
         let (a, b) = executor
             .block_on(join(quick, slow))
             .expect("the executor finishes");
-        assert_eq!((a, b), (Ok(1), Ok(2)));
+        assert_eq!(
+            (a, b),
+            (Ok(1), Ok(2)),
+            "both tasks' outputs should come back, each polled until ready and never after"
+        );
     }
 
     #[test]
     fn outputs_come_back_in_argument_order() {
         let executor = Executor::new().expect("an executor");
         let both = executor.block_on(join(async { 1 }, async { "two" }));
-        assert_eq!(both.ok(), Some((1, "two")));
+        assert_eq!(
+            both.ok(),
+            Some((1, "two")),
+            "join should be ready with both outputs, in argument order, as soon as both are ready"
+        );
     }
 }

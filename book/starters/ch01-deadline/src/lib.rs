@@ -84,7 +84,8 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(5);
         assert_eq!(
             request_by(stream, item, Phases::Two, deadline),
-            Ok(item.expected_result())
+            Ok(item.expected_result()),
+            "a request well within its deadline should finish with the right answer"
         );
     }
 
@@ -104,11 +105,15 @@ mod tests {
             Phases::Two,
             start + Duration::from_millis(1500),
         );
-        assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Timeout));
+        assert_eq!(
+            outcome.map_err(|f| f.kind),
+            Err(ErrorKind::Timeout),
+            "two 1 s replies should not fit in a 1.5 s deadline, though each fits in the time left when its read starts"
+        );
         // It gave up at the deadline, not when the reply finally came.
         assert!(
             start.elapsed() < Duration::from_millis(1900),
-            "{:?}",
+            "the request should give up at its deadline, not when the late reply came: it took {:?}",
             start.elapsed()
         );
     }
@@ -119,6 +124,10 @@ mod tests {
         let item = &items(1, 1)[0];
         let stream = TcpStream::connect(server.addr()).expect("connect to the embedded server");
         let outcome = request_by(stream, item, Phases::One, Instant::now());
-        assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Timeout));
+        assert_eq!(
+            outcome.map_err(|f| f.kind),
+            Err(ErrorKind::Timeout),
+            "a read after the deadline should fail at once as a timeout"
+        );
     }
 }

@@ -81,9 +81,12 @@ mod tests {
         let list = items(4, 1);
         let mut conn = connect(&server);
         let outcomes = pipelined(&mut conn, &list);
-        assert_eq!(outcomes.len(), 4);
+        assert_eq!(outcomes.len(), 4, "one outcome per item");
         let log = &conn.get_ref().log;
-        assert!(log.starts_with("WWWW") && !log[4..].contains('W'), "{log}");
+        assert!(
+            log.starts_with("WWWW") && !log[4..].contains('W'),
+            "every request should be written before the first read (W: write, R: read): {log}"
+        );
     }
 
     #[test]
@@ -101,13 +104,24 @@ mod tests {
         let outcomes = pipelined(&mut connect(&server), &list);
         for (item, outcome) in list.iter().zip(&outcomes) {
             match faults.decide(seed, item.id, Phase::Get) {
-                Some(Fault::Ko) => {
-                    assert_eq!(outcome.as_ref().map_err(|f| f.kind), Err(ErrorKind::Ko))
-                }
-                _ => assert_eq!(outcome, &Ok(item.expected_result()), "item {}", item.id),
+                Some(Fault::Ko) => assert_eq!(
+                    outcome.as_ref().map_err(|f| f.kind),
+                    Err(ErrorKind::Ko),
+                    "item {} should get its own reply, a KO: replies go to requests in order",
+                    item.id
+                ),
+                _ => assert_eq!(
+                    outcome,
+                    &Ok(item.expected_result()),
+                    "item {} should get its own reply, a result: replies go to requests in order",
+                    item.id
+                ),
             }
         }
         // Half of 12 should be KO; make sure the test saw both kinds.
-        assert!(outcomes.iter().any(Result::is_err) && outcomes.iter().any(Result::is_ok));
+        assert!(
+            outcomes.iter().any(Result::is_err) && outcomes.iter().any(Result::is_ok),
+            "the test needs both KOs and results to check the order"
+        );
     }
 }

@@ -87,12 +87,23 @@ mod tests {
             for n in 1..10 {
                 let list: Vec<usize> = (0..len).collect();
                 let parts = chunks(list.clone(), n);
-                assert_eq!(parts.len(), n);
+                assert_eq!(
+                    parts.len(),
+                    n,
+                    "{len} items should be cut into exactly {n} chunks, some maybe empty"
+                );
                 // In order and contiguous: gluing them back gives the list.
-                assert_eq!(parts.concat(), list, "len {len}, n {n}");
+                assert_eq!(
+                    parts.concat(),
+                    list,
+                    "the chunks, glued back in order, should give the list (len {len}, n {n})"
+                );
                 let sizes: Vec<usize> = parts.iter().map(Vec::len).collect();
                 let (min, max) = (sizes.iter().min(), sizes.iter().max());
-                assert!(max.zip(min).is_some_and(|(a, b)| a - b <= 1), "{sizes:?}");
+                assert!(
+                    max.zip(min).is_some_and(|(a, b)| a - b <= 1),
+                    "chunk sizes should differ by at most one (len {len}, n {n}): {sizes:?}"
+                );
             }
         }
     }
@@ -102,11 +113,51 @@ mod tests {
         let list = items(7, SEED);
         let fixed = LatencyModel::Fixed(Duration::from_millis(10));
         let parts = fork::partition(list.iter(), 3); // sizes 3, 2, 2
-        assert_eq!(makespan(&parts, &fixed, SEED), Duration::from_millis(30));
-        assert_eq!(makespan(&[], &fixed, SEED), Duration::ZERO);
+        assert_eq!(
+            makespan(&parts, &fixed, SEED),
+            Duration::from_millis(30),
+            "the makespan should be the busiest partition's work (3 items of 10 ms), not the total"
+        );
+        assert_eq!(
+            makespan(&[], &fixed, SEED),
+            Duration::ZERO,
+            "no partitions should cost nothing"
+        );
         // 70 ms of work, 30 ms for the busiest of 3: 30 / (70 / 3).
         let expected = 30.0 / (70.0 / 3.0);
-        assert!((imbalance(&parts, &fixed, SEED) - expected).abs() < 1e-9);
+        assert!(
+            (imbalance(&parts, &fixed, SEED) - expected).abs() < 1e-9,
+            "the imbalance should be the makespan over a perfect share"
+        );
+    }
+
+    #[test]
+    fn the_busiest_partition_is_the_costliest_not_the_longest() {
+        // Three quick items against one slow one: the short list is the
+        // one that keeps its worker busy longest.
+        let model = bimodal();
+        let list = items(200, SEED);
+        let cost = |item: &&Item| service_time(item, &model, SEED);
+        let quick: Vec<&Item> = list
+            .iter()
+            .filter(|i| cost(i) == Duration::from_millis(5))
+            .take(3)
+            .collect();
+        let slow: Vec<&Item> = list
+            .iter()
+            .filter(|i| cost(i) == Duration::from_millis(100))
+            .take(1)
+            .collect();
+        assert_eq!(
+            (quick.len(), slow.len()),
+            (3, 1),
+            "the test needs 3 quick items and 1 slow one"
+        );
+        assert_eq!(
+            makespan(&[quick, slow], &model, SEED),
+            Duration::from_millis(100),
+            "the makespan should be the partition with the most service time, not the most items"
+        );
     }
 
     // ANCHOR: sorted
@@ -126,8 +177,14 @@ mod tests {
         );
         // The last chunk holds every slow item: the run takes several
         // times as long as it should. Dealt, the slow items are spread.
-        assert!(dealt < 1.1, "round-robin: {dealt:.2}");
-        assert!(cut > 3.0, "chunks: {cut:.2}");
+        assert!(
+            dealt < 1.1,
+            "dealt round-robin, the slow items should be spread evenly: imbalance {dealt:.2}"
+        );
+        assert!(
+            cut > 3.0,
+            "cut in chunks, the last chunk should hold every slow item: imbalance {cut:.2}"
+        );
     }
     // ANCHOR_END: sorted
 
@@ -150,7 +207,10 @@ mod tests {
         };
         let dealt = mean(&|list| fork::partition(list.iter(), WORKERS));
         let cut = mean(&|list| chunks(list.iter().collect(), WORKERS));
-        assert!((dealt - cut).abs() < 0.05, "dealt {dealt:.3}, cut {cut:.3}");
+        assert!(
+            (dealt - cut).abs() < 0.05,
+            "in random order both splits should be as uneven: dealt {dealt:.3}, cut {cut:.3}"
+        );
         assert!(
             dealt > 1.0 && cut > 1.0,
             "random costs are never perfectly even"

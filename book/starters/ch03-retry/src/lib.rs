@@ -105,9 +105,20 @@ mod tests {
     fn without_a_nak_it_is_the_plain_request() {
         let item = item();
         let (outcome, resumes, sent) = run(&format!("OK\n200 {}\n", item.expected_result()), 2);
-        assert_eq!(outcome, Ok(item.expected_result()));
-        assert_eq!(resumes, 2);
-        assert_eq!(sent, format!("HEAD 0\nBODY 0 {}\n", item.payload));
+        assert_eq!(
+            outcome,
+            Ok(item.expected_result()),
+            "an accepted HEAD should lead to the BODY's result"
+        );
+        assert_eq!(
+            resumes, 2,
+            "two replies, two states: the HEAD's and the BODY's"
+        );
+        assert_eq!(
+            sent,
+            format!("HEAD 0\nBODY 0 {}\n", item.payload),
+            "without a NAK, one HEAD and one BODY"
+        );
     }
 
     #[test]
@@ -115,29 +126,61 @@ mod tests {
         let item = item();
         let replies = format!("NAK busy\nOK\n200 {}\n", item.expected_result());
         let (outcome, resumes, sent) = run(&replies, 1);
-        assert_eq!(outcome, Ok(item.expected_result()));
+        assert_eq!(
+            outcome,
+            Ok(item.expected_result()),
+            "after a NAK and a retry allowed, the request should go on and succeed"
+        );
         assert_eq!(resumes, 3, "one more state visited: the retry");
-        assert_eq!(sent, format!("HEAD 0\nHEAD 0\nBODY 0 {}\n", item.payload));
+        assert_eq!(
+            sent,
+            format!("HEAD 0\nHEAD 0\nBODY 0 {}\n", item.payload),
+            "a NAK should be answered with a second HEAD, then the BODY"
+        );
     }
 
     #[test]
     fn retries_run_out() {
         let (outcome, resumes, sent) = run("NAK busy\nNAK busy\nNAK still\n", 2);
-        assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Nak));
-        assert_eq!(resumes, 3);
-        assert_eq!(sent, "HEAD 0\nHEAD 0\nHEAD 0\n");
+        assert_eq!(
+            outcome.map_err(|f| f.kind),
+            Err(ErrorKind::Nak),
+            "the third NAK, with 2 retries used up, should fail the request as a NAK"
+        );
+        assert_eq!(resumes, 3, "three HEADs, three replies");
+        assert_eq!(
+            sent, "HEAD 0\nHEAD 0\nHEAD 0\n",
+            "2 retries allowed: the first HEAD and two more, no fourth"
+        );
         let (outcome, _, sent) = run("NAK busy\n", 0);
-        assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Nak));
+        assert_eq!(
+            outcome.map_err(|f| f.kind),
+            Err(ErrorKind::Nak),
+            "with no retry allowed, a NAK should fail the request"
+        );
         assert_eq!(sent, "HEAD 0\n", "no retries allowed, no second HEAD");
     }
 
     #[test]
     fn failures_after_the_ack_are_the_inner_machines() {
         let (outcome, _, _) = run("NAK busy\nOK\n500 KO\n", 1);
-        assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Ko));
+        assert_eq!(
+            outcome.map_err(|f| f.kind),
+            Err(ErrorKind::Ko),
+            "a KO after the retry should be the inner machine's failure"
+        );
         let (outcome, _, _) = run("OK\n", 1);
-        assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Closed));
-        let (outcome, _, _) = run("200 0000000000000001\n", 1);
-        assert_eq!(outcome.map_err(|f| f.kind), Err(ErrorKind::Protocol));
+        assert_eq!(
+            outcome.map_err(|f| f.kind),
+            Err(ErrorKind::Closed),
+            "a connection closed after the ack should fail as closed"
+        );
+        let (outcome, _, sent) = run("200 0000000000000001\n", 1);
+        assert_eq!(
+            outcome.map_err(|f| f.kind),
+            Err(ErrorKind::Protocol),
+            "a result in answer to a HEAD is a protocol error, not a reason to retry"
+        );
+        assert_eq!(sent, "HEAD 0\n", "only a NAK is retried");
     }
 }

@@ -78,7 +78,11 @@ mod tests {
     #[test]
     fn soonest_is_the_earliest_due() {
         let mut fleet = VirtualFleet::new(model("bimodal:0.5:50ms:2ms"), 4);
-        assert_eq!(soonest(&fleet), None, "nobody is working");
+        assert_eq!(
+            soonest(&fleet),
+            None,
+            "with nobody working, no reply is due"
+        );
         for (w, item) in items(3, 1).iter().enumerate() {
             fleet
                 .start(WrapperId(w), item)
@@ -86,31 +90,48 @@ mod tests {
         }
         let due = |w: usize| fleet.due(WrapperId(w)).expect("working");
         let pick = soonest(&fleet).expect("three are working");
-        assert!((0..3).all(|w| due(pick.0) <= due(w)), "{fleet:?}");
+        assert!(
+            (0..3).all(|w| due(pick.0) <= due(w)),
+            "soonest should pick the wrapper whose reply is due first, not {pick:?}: {fleet:?}"
+        );
     }
 
     #[test]
     fn soonest_first_never_stalls() {
         for latency in ["5ms", "bimodal:0.1:50ms:2ms", "exp:5ms"] {
             let (_, (_, stalled)) = both(latency);
-            assert_eq!(stalled, Duration::ZERO, "{latency}");
+            assert_eq!(
+                stalled,
+                Duration::ZERO,
+                "soonest-first should never wait on one reply while another is due sooner ({latency})"
+            );
         }
     }
 
     #[test]
     fn with_even_latency_round_robin_was_already_as_good() {
         let ((rr, rr_stalled), (soonest, _)) = both("5ms");
-        assert_eq!(rr_stalled, Duration::ZERO);
-        assert_eq!(soonest, rr);
+        assert_eq!(
+            rr_stalled,
+            Duration::ZERO,
+            "with even latency round-robin should not stall either"
+        );
+        assert_eq!(
+            soonest, rr,
+            "with even latency soonest-first should take exactly as long as round-robin"
+        );
     }
 
     #[test]
     fn with_uneven_latency_it_is_much_faster() {
         let ((rr, rr_stalled), (soonest, _)) = both("bimodal:0.1:50ms:2ms");
-        assert!(rr_stalled > Duration::ZERO);
+        assert!(
+            rr_stalled > Duration::ZERO,
+            "with uneven latency round-robin should stall"
+        );
         assert!(
             soonest.as_secs_f64() < 0.5 * rr.as_secs_f64(),
-            "soonest-first {soonest:?} vs round-robin {rr:?}"
+            "soonest-first should take less than half round-robin's time: {soonest:?} vs {rr:?}"
         );
     }
 }

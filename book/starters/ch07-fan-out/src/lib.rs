@@ -128,16 +128,59 @@ mod tests {
         let work = items(30, 1);
         let outcomes = fetch_all_in_a_fiber(server.addr(), work.clone(), 5);
         let expected: Vec<Outcome> = work.iter().map(|i| Ok(i.expected_result())).collect();
-        assert_eq!(outcomes, expected);
+        assert_eq!(
+            outcomes, expected,
+            "every item should get its own outcome, in item order"
+        );
+    }
+
+    #[test]
+    fn spawning_never_waits_for_a_permit() {
+        let server = server();
+        let sched = Scheduler::new().expect("a scheduler");
+        let sched2 = sched.clone();
+        let addr = server.addr();
+        let spawned = sched
+            .spawn(move || {
+                let permits = Semaphore::new(&sched2, 1);
+                // The only permit is taken: a spawn that waits for one
+                // would wait for this fiber, which waits for the spawn.
+                let held = permits.acquire();
+                let fibers = spawn_fetches(&sched2, addr, items(3, 1), &permits);
+                let spawned = fibers.len();
+                drop(held);
+                let finished = fibers
+                    .into_iter()
+                    .map(JoinHandle::join)
+                    .filter(|outcome| matches!(outcome, Ok(Ok(_))))
+                    .count();
+                (spawned, finished)
+            })
+            .expect("spawn");
+        // A spawn that waits for a permit deadlocks: the scheduler says so.
+        let run = sched.run();
+        assert!(
+            run.is_ok(),
+            "spawning should not wait for a permit: {run:?}"
+        );
+        assert_eq!(
+            spawned.try_join().and_then(Result::ok),
+            Some((3, 3)),
+            "all three fibers should be spawned at once, and each fetch once the permit is free"
+        );
     }
 
     #[test]
     fn never_more_than_limit_connections_at_once() {
         let server = server();
         let outcomes = fetch_all_in_a_fiber(server.addr(), items(40, 2), 4);
-        assert_eq!(outcomes.len(), 40);
+        assert_eq!(outcomes.len(), 40, "one outcome per item");
         // Each fiber fetches only while it holds a permit, and with 40
         // fibers waiting, the permits are all in use.
-        assert_eq!(peak_in_flight(), 4);
+        assert_eq!(
+            peak_in_flight(),
+            4,
+            "at most the limit of 4 fetches should run at once, and with 40 waiting, exactly 4"
+        );
     }
 }

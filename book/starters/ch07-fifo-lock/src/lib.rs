@@ -73,21 +73,36 @@ mod tests {
         let sched = Scheduler::new().expect("a scheduler");
         let lock = Rc::new(Lock::new(&sched));
         let order = Rc::new(RefCell::new(Vec::new()));
+        // How many fibers are inside the lock now, and the most ever.
+        let inside = Rc::new(Cell::new((0, 0)));
         for n in 0..5 {
-            let (sched2, lock, order) = (sched.clone(), lock.clone(), order.clone());
+            let (sched2, lock, order, inside) =
+                (sched.clone(), lock.clone(), order.clone(), inside.clone());
             sched
                 .spawn(move || {
                     lock.lock();
+                    let (now, most) = inside.get();
+                    inside.set((now + 1, most.max(now + 1)));
                     order.borrow_mut().push(n);
                     // Hold it across a wait, so every other fiber queues.
                     sched2.sleep(Duration::from_millis(1));
+                    inside.set((inside.get().0 - 1, inside.get().1));
                     lock.unlock();
                 })
                 .expect("spawn");
         }
         sched.run().expect("the scheduler finishes");
+        assert_eq!(
+            inside.get().1,
+            1,
+            "only one fiber at a time should hold the lock"
+        );
         // The article's `pop()` would give [0, 4, 3, 2, 1].
-        assert_eq!(*order.borrow(), [0, 1, 2, 3, 4]);
+        assert_eq!(
+            *order.borrow(),
+            [0, 1, 2, 3, 4],
+            "waiters should get the lock in the order they asked (first come, first served)"
+        );
     }
 
     #[test]
@@ -116,9 +131,19 @@ mod tests {
                 .expect("spawn")
         };
         sched.run().expect("the scheduler finishes");
-        assert_eq!(holder.try_join(), Some(Ok(true)));
-        assert!(waiter.is_finished());
-        assert!(!lock.is_locked(), "free once nobody waits");
+        assert_eq!(
+            holder.try_join(),
+            Some(Ok(true)),
+            "unlock with a waiter should hand the lock over: it must not be free for a moment"
+        );
+        assert!(
+            waiter.is_finished(),
+            "the waiter should get the lock and finish"
+        );
+        assert!(
+            !lock.is_locked(),
+            "the lock should be free once nobody waits"
+        );
     }
 
     #[test]
@@ -133,6 +158,9 @@ mod tests {
             })
             .expect("spawn");
         sched.run().expect("the scheduler finishes");
-        assert!(!lock.is_locked());
+        assert!(
+            !lock.is_locked(),
+            "unlock with nobody waiting should leave the lock free"
+        );
     }
 }

@@ -32,8 +32,8 @@ pub async fn race<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Outp
     let mut a = pin!(a);
     let mut b = pin!(b);
     poll_fn(|cx| {
-        // TODO: poll `a`, then `b`: the first one ready wins (`b` is not polled when `a` is ready)
-        todo!("poll `a`, then `b`: the first one ready wins (`b` is not polled when `a` is ready)")
+        // TODO: which future gets the first chance on each poll, and how will the task hear of `b` while `a` is pending?
+        todo!("which future gets the first chance on each poll, and how will the task hear of `b` while `a` is pending?")
     })
     .await
 }
@@ -82,7 +82,9 @@ mod tests {
                 let winner = race(
                     async move {
                         let _flag = flag;
-                        slow.sleep(Duration::from_secs(60)).await;
+                        // Long enough never to win against 1 ms, short
+                        // enough that a race which ignores `b` fails soon.
+                        slow.sleep(Duration::from_secs(5)).await;
                         "slow"
                     },
                     quick.sleep(Duration::from_millis(1)),
@@ -94,7 +96,7 @@ mod tests {
         assert_eq!(
             winner,
             (Either::Right(()), true),
-            "the loser is gone by the time race returns"
+            "the quicker future should win, and the loser be dropped by the time race returns"
         );
     }
 
@@ -104,7 +106,11 @@ mod tests {
         let winner = executor.block_on(race(async { 1 }, async {
             panic!("polled, though the left was ready");
         }));
-        assert_eq!(winner.ok(), Some(Either::Left(1)));
+        assert_eq!(
+            winner.ok(),
+            Some(Either::Left(1)),
+            "a tie should go to `a`, and `b` not be polled at all"
+        );
     }
 
     /// The same item's request to a slow and a quick server: the quick one
@@ -146,8 +152,15 @@ mod tests {
                 (winner, poisoned, reusable, reused)
             })
             .expect("the executor finishes");
-        assert_eq!(winner, Either::Right(Ok(work[0].expected_result())));
-        assert!(poisoned && reusable);
+        assert_eq!(
+            winner,
+            Either::Right(Ok(work[0].expected_result())),
+            "the request to the quick server should win the race"
+        );
+        assert!(
+            poisoned && reusable,
+            "the loser's connection should be poisoned (its request was dropped half-way), the winner's reusable"
+        );
         assert_eq!(
             reused,
             Ok(Ok(work[0].expected_result())),

@@ -106,12 +106,19 @@ mod tests {
 
     #[test]
     fn littles_law_at_the_race_s_two_milliseconds() {
-        assert!(close(latency_bound(&race_at_2ms()), 12_500.0));
+        assert!(
+            close(latency_bound(&race_at_2ms()), 12_500.0),
+            "50 in flight, each item 2 phases of 2 ms: 50 / 4 ms = 12,500 items/s, not {}",
+            latency_bound(&race_at_2ms())
+        );
         let sync = Workload {
             conns: 1,
             ..race_at_2ms()
         };
-        assert!(close(latency_bound(&sync), 250.0), "one in flight");
+        assert!(
+            close(latency_bound(&sync), 250.0),
+            "one in flight, 4 ms per item: 250 items/s"
+        );
     }
 
     #[test]
@@ -121,7 +128,11 @@ mod tests {
             conns: 50,
             ..race_at_2ms()
         };
-        assert!(close(latency_bound(&few), 2_500.0));
+        assert!(
+            close(latency_bound(&few), 2_500.0),
+            "10 items keep only 10 of 50 connections busy: 10 / 4 ms = 2,500 items/s, not {}",
+            latency_bound(&few)
+        );
     }
 
     #[test]
@@ -130,19 +141,67 @@ mod tests {
             service: Duration::ZERO,
             ..race_at_2ms()
         };
-        assert_eq!(latency_bound(&instant), f64::INFINITY);
+        assert_eq!(
+            latency_bound(&instant),
+            f64::INFINITY,
+            "a server that answers at once sets no latency bound"
+        );
         let expected = 2.0 / 60e-6;
-        assert!(close(cpu_bound(&two_cores()), expected));
+        assert!(
+            close(cpu_bound(&two_cores()), expected),
+            "2 cores over 60 µs per item: {expected:.0} items/s, not {}",
+            cpu_bound(&two_cores())
+        );
         let (items_per_s, bound) = ceiling(&instant, &two_cores());
-        assert_eq!(bound, Bound::Cpu);
-        assert!(close(items_per_s, expected));
+        assert_eq!(
+            bound,
+            Bound::Cpu,
+            "with no latency, the machine is the limit"
+        );
+        assert!(
+            close(items_per_s, expected),
+            "the ceiling should be the CPU bound"
+        );
     }
 
     #[test]
     fn at_two_milliseconds_the_server_is_the_limit() {
         let (items_per_s, bound) = ceiling(&race_at_2ms(), &two_cores());
-        assert_eq!(bound, Bound::Latency);
-        assert!(close(items_per_s, 12_500.0));
+        assert_eq!(
+            bound,
+            Bound::Latency,
+            "12,500 items/s from Little's law is below the machine's 33,333: latency is the limit"
+        );
+        assert!(
+            close(items_per_s, 12_500.0),
+            "the ceiling should be the lower bound, 12,500 items/s, not {items_per_s}"
+        );
+    }
+
+    #[test]
+    fn a_tie_is_the_latency_bound() {
+        // 2 items/s either way (numbers exact in binary): one in flight,
+        // two phases of 250 ms; one core, 500 ms of CPU per item.
+        let workload = Workload {
+            items: 10,
+            conns: 1,
+            phases: 2,
+            service: Duration::from_millis(250),
+        };
+        let machine = Machine {
+            cores: 1.0,
+            cpu_per_item: Duration::from_millis(500),
+        };
+        let (items_per_s, bound) = ceiling(&workload, &machine);
+        assert_eq!(
+            bound,
+            Bound::Latency,
+            "when the two bounds are equal, the ceiling should be the latency bound"
+        );
+        assert!(
+            close(items_per_s, 2.0),
+            "the ceiling should be 2 items/s, not {items_per_s}"
+        );
     }
 
     #[test]

@@ -1,0 +1,4 @@
+//! Picks the first working wrapper in order, as round-robin does: its reply may be due long after another one's, and the loop stalls on it.
+(0..fleet.count())
+    .map(WrapperId)
+    .find(|&w| fleet.due(w).is_some())

@@ -1,0 +1,4 @@
+//! Takes the draw off the whole of `max_uses`, ignoring `spread`: lifetimes then fall anywhere down to 1, far below `max_uses × (1 − spread)`.
+let draw = unit(splitmix(splitmix(seed) ^ serial));
+let cut = (max_uses as f64 * draw).floor() as u64;
+max_uses.saturating_sub(cut).max(1)

@@ -1,0 +1,5 @@
+//! Waits once with an `if` instead of a `loop`: a notification carries no value, another receiver may take the one it announced first, and this one then returns None while the channel is still open.
+if self.queue.borrow().is_empty() && !self.closed.get() {
+    self.not_empty.wait();
+}
+self.queue.borrow_mut().pop_front()

@@ -1,0 +1,6 @@
+//! Awaits the request without the time limit: a slow answer holds the caller as long as the server likes, and nothing is ever cancelled.
+let outcome = request(&mut conn, item, Phases::One).await;
+if conn.is_reusable() {
+    self.conn = Some(conn);
+}
+outcome

@@ -1,0 +1,8 @@
+//! Polls both futures before looking at either: `b` runs even when `a` is already ready, and its work is thrown away when `a` wins.
+let a = a.as_mut().poll(cx);
+let b = b.as_mut().poll(cx);
+match (a, b) {
+    (Poll::Ready(output), _) => Poll::Ready(Either::Left(output)),
+    (_, Poll::Ready(output)) => Poll::Ready(Either::Right(output)),
+    _ => Poll::Pending,
+}

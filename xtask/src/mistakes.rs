@@ -1,0 +1,484 @@
+//! Known mistakes: proof that an exercise's tests tell a wrong answer from
+//! a right one.
+//!
+//! A starter that fails its tests proves little: `todo!()` fails anything.
+//! What a teacher needs to know is that the *plausible* wrong answers fail
+//! too: the `if` where a `loop` belongs, the lock left free for a moment,
+//! the future polled after it returned. Each exercise keeps a list of them
+//! beside its solution, one file per mistake:
+//!
+//! ```text
+//! book/exercises/ch06-channel/mistakes/if-instead-of-loop.rs
+//!
+//!     //! Waits once with an `if`: another receiver may take the value first, ...
+//!     if let Some(value) = ...
+//! ```
+//!
+//! The first line is a `//!` comment (like every Rust file of the
+//! repository, it starts by saying what it is): what the mistake is and why
+//! it is wrong. The rest replaces the solution's marked region (the code between
+//! `// EXERCISE-BEGIN` and `// EXERCISE-END`). In an exercise with several
+//! regions, a second line `// region: N` picks the N-th (counted from 1, in
+//! the order of the crate's `src/` files and of their lines); the default is
+//! the first. The files live outside `src/`, `tests/` and `examples/`, so
+//! cargo never compiles them as part of the crate.
+//!
+//! `cargo xtask mistakes` swaps each mistake into a scratch copy of its
+//! exercise, builds it and runs its tests, and requires that at least one
+//! test fails; it then writes the teachers' page that lists every mistake
+//! with the tests that caught it. `cargo xtask check-exercises` does the
+//! same, and fails if the committed page differs from the one it would
+//! write. The scratch copies form one workspace under `target/`, built
+//! into the repository's own target folder: the stages are built once, and
+//! each mistake recompiles only its exercise.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::starters::{self, EXERCISES, exercises};
+
+mod libtest;
+mod messages;
+mod page;
+
+pub use page::page;
+use page::reconcile;
+
+/// The folder of an exercise that holds its mistakes.
+pub const DIR: &str = starters::MISTAKES;
+/// The teachers' page generated from the mistakes.
+pub const PAGE: &str = "book/src/teachers/mistakes.md";
+/// The fewest known mistakes an exercise may have.
+pub const AT_LEAST: usize = 3;
+/// Where the scratch copies are built, under `target/`.
+const SCRATCH: &str = "mistakes-check";
+/// How long one test binary may run on a mistake before it counts as hung
+/// (a hang is a failure a student sees too: the tests never finish).
+const HUNG_AFTER: Duration = Duration::from_secs(60);
+const BEGIN: &str = "// EXERCISE-BEGIN";
+const END: &str = "// EXERCISE-END";
+
+/// One wrong version of one region of an exercise.
+#[derive(Debug, Clone)]
+pub struct Mistake {
+    /// The exercise (its folder and package name).
+    pub exercise: String,
+    /// The file name without `.rs`.
+    pub name: String,
+    /// What the mistake is and why it is wrong.
+    pub comment: String,
+    /// Which region it replaces, counted from 1.
+    pub region: usize,
+    /// The replacement, without its comment lines.
+    pub body: String,
+}
+
+/// What the tests made of one mistake.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The mistake.
+    pub mistake: Mistake,
+    /// The tests that failed (or hung), by name; empty if it survived.
+    pub caught_by: Vec<String>,
+}
+
+/// `cargo xtask mistakes [NAME...]`: runs the mistakes of the named
+/// exercises (all by default) and, when it ran them all, rewrites the
+/// teachers' page.
+pub fn main(root: &Path, args: &[String]) -> Result<()> {
+    let all = exercises(root)?;
+    if let Some(unknown) = args.iter().find(|a| !all.contains(a)) {
+        return Err(crate::BadInput(format!(
+            "no exercise named {unknown:?}: choose among {}",
+            all.join(", ")
+        ))
+        .into());
+    }
+    let names = if args.is_empty() { all } else { args.to_vec() };
+    let verdicts = run(root, &names)?;
+    require_caught(&verdicts)?;
+    if args.is_empty() {
+        std::fs::write(root.join(PAGE), page(&verdicts))?;
+        println!("{PAGE} written");
+    }
+    Ok(())
+}
+
+/// The CI check: every assertion of the exercises' tests has a message,
+/// every exercise has enough mistakes, every mistake is caught, and the
+/// teachers' page says so.
+pub fn check(root: &Path) -> Result<()> {
+    messages::check(root)?;
+    println!("every assertion in the exercises' tests says what it expected");
+    let started = Instant::now();
+    let verdicts = run(root, &exercises(root)?)?;
+    require_caught(&verdicts)?;
+    let committed = std::fs::read_to_string(root.join(PAGE)).unwrap_or_default();
+    let (reconciled, notes) = reconcile(verdicts.clone(), &committed);
+    if committed != page(&reconciled) {
+        bail!("{PAGE} is out of date: run `cargo xtask mistakes` and commit it");
+    }
+    for note in notes {
+        println!("note: {note}");
+    }
+    println!(
+        "{} known mistakes in {} exercises, every one caught ({:.0} s); {PAGE} is up to date",
+        verdicts.len(),
+        exercises(root)?.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Fails, naming them, if any exercise has too few mistakes or any mistake
+/// survived its tests.
+fn require_caught(verdicts: &[Verdict]) -> Result<()> {
+    let survivors: Vec<String> = verdicts
+        .iter()
+        .filter(|v| v.caught_by.is_empty())
+        .map(|v| format!("{}/{}", v.mistake.exercise, v.mistake.name))
+        .collect();
+    if !survivors.is_empty() {
+        bail!(
+            "the tests pass with these known mistakes, so they cannot tell right from wrong \
+             (strengthen the tests, not the mistakes): {}",
+            survivors.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Loads, swaps in and tests every mistake of `names`, in order.
+pub fn run(root: &Path, names: &[String]) -> Result<Vec<Verdict>> {
+    let mut verdicts = Vec::new();
+    let mut loaded = Vec::new();
+    for name in names {
+        let mistakes = load(root, name)?;
+        if mistakes.len() < AT_LEAST {
+            bail!(
+                "{name} has {} known mistakes, fewer than {AT_LEAST}: add them as \
+                 {EXERCISES}/{name}/{DIR}/<mistake>.rs",
+                mistakes.len()
+            );
+        }
+        loaded.push((name, mistakes));
+    }
+    let scratch = Scratch::take(root)?;
+    test_all(root, &scratch.dir, loaded, &mut verdicts)?;
+    Ok(verdicts)
+}
+
+/// Swaps in and tests each loaded mistake, in order.
+fn test_all(
+    root: &Path,
+    scratch: &Path,
+    loaded: Vec<(&String, Vec<Mistake>)>,
+    verdicts: &mut Vec<Verdict>,
+) -> Result<()> {
+    for (name, mistakes) in loaded {
+        let crate_dir = scratch.join(name);
+        let regions = Regions::find(&crate_dir)?;
+        for mistake in mistakes {
+            let caught_by = regions
+                .with(&mistake, || libtest::test(root, scratch, name))
+                .with_context(|| format!("mistake {name}/{}", mistake.name))?;
+            println!(
+                "{name}/{}: caught by {}",
+                mistake.name,
+                if caught_by.is_empty() {
+                    "NOTHING".to_owned()
+                } else {
+                    caught_by.join(", ")
+                }
+            );
+            verdicts.push(Verdict { mistake, caught_by });
+        }
+    }
+    Ok(())
+}
+
+/// The mistakes of one exercise, sorted by file name.
+pub fn load(root: &Path, exercise: &str) -> Result<Vec<Mistake>> {
+    let dir = root.join(EXERCISES).join(exercise).join(DIR);
+    let mut mistakes = Vec::new();
+    if !dir.is_dir() {
+        return Ok(mistakes);
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    files.sort();
+    for path in files {
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)?;
+        let name = path
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let (comment, region, body) =
+            parse(&text).with_context(|| format!("in {}", path.display()))?;
+        mistakes.push(Mistake {
+            exercise: exercise.to_owned(),
+            name,
+            comment,
+            region,
+            body,
+        });
+    }
+    Ok(mistakes)
+}
+
+/// Splits a mistake file into its comment, its region number and its body.
+fn parse(text: &str) -> Result<(String, usize, String)> {
+    let mut lines = text.lines().peekable();
+    let comment = lines
+        .next()
+        .and_then(|l| l.strip_prefix("//! "))
+        .filter(|c| !c.trim().is_empty())
+        .context("the first line must be a `//!` comment: what the mistake is and why it is wrong")?
+        .trim()
+        .to_owned();
+    let mut region = 1;
+    if let Some(n) = lines.peek().and_then(|l| l.strip_prefix("// region: ")) {
+        region = n
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .context("`// region: N` needs a number from 1")?;
+        lines.next();
+    }
+    let body: Vec<&str> = lines.collect();
+    if body.iter().all(|l| l.trim().is_empty()) {
+        bail!("no code after the comment");
+    }
+    Ok((comment, region, body.join("\n") + "\n"))
+}
+
+/// The scratch workspace (`target/mistakes-check/workspace`), held by one
+/// run at a time. Its path never changes, so cargo reuses what it built
+/// there last time instead of piling up a new copy of every exercise's
+/// artifacts per run; the lock keeps a second run (a `cargo xtask
+/// mutants` and a `check-exercises`, say) from swapping code into the
+/// first one's copies.
+pub struct Scratch {
+    /// The workspace's folder.
+    pub dir: PathBuf,
+    lock: PathBuf,
+}
+
+impl Scratch {
+    /// Takes the lock (or the one a run that is gone left behind), and
+    /// makes a fresh copy of the exercises.
+    pub fn take(root: &Path) -> Result<Scratch> {
+        let base = root.join("target").join(SCRATCH);
+        std::fs::create_dir_all(&base)?;
+        let lock = base.join("lock");
+        let me = std::process::id().to_string();
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&lock)
+        {
+            Ok(mut file) => std::io::Write::write_all(&mut file, me.as_bytes())?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let holder = std::fs::read_to_string(&lock).unwrap_or_default();
+                let holder = holder.trim();
+                if !holder.is_empty() && Path::new("/proc").join(holder).exists() {
+                    bail!(
+                        "another run (pid {holder}) is using {}: wait for it to finish",
+                        base.display()
+                    );
+                }
+                std::fs::write(&lock, &me)?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let scratch = Scratch {
+            dir: base.join("workspace"),
+            lock,
+        };
+        make_scratch(root, &scratch.dir)?;
+        Ok(scratch)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.lock);
+    }
+}
+
+/// A scratch workspace of full copies of every exercise (solutions, not
+/// starters), whose path dependencies point back into the repository.
+fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
+    if scratch.exists() {
+        std::fs::remove_dir_all(scratch)?;
+    }
+    std::fs::create_dir_all(scratch)?;
+    let names = exercises(root)?;
+    for name in &names {
+        copy_crate(&root.join(EXERCISES).join(name), &scratch.join(name))?;
+    }
+    std::fs::write(
+        scratch.join("Cargo.toml"),
+        starters::workspace_manifest(root, scratch, &names)?,
+    )?;
+    std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"))?;
+    Ok(())
+}
+
+/// Copies a crate as it is, without its `target` or its mistakes.
+fn copy_crate(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let path = entry?.path();
+        let name = path.file_name().unwrap_or_default();
+        if name == "target" || name == DIR {
+            continue;
+        }
+        if path.is_dir() {
+            copy_crate(&path, &to.join(name))?;
+        } else {
+            std::fs::copy(&path, to.join(name))?;
+        }
+    }
+    Ok(())
+}
+
+/// The marked regions of a crate's `src/` files, in order.
+pub struct Regions {
+    files: Vec<Marked>,
+}
+
+/// A file, its text, and the line numbers of each region's BEGIN and END.
+type Marked = (PathBuf, String, Vec<(usize, usize)>);
+
+impl Regions {
+    /// The regions of every `.rs` file under `crate_dir/src`, in path
+    /// order.
+    pub fn find(crate_dir: &Path) -> Result<Regions> {
+        let mut paths = Vec::new();
+        collect_rs(&crate_dir.join("src"), &mut paths)?;
+        paths.sort();
+        let mut files = Vec::new();
+        for path in paths {
+            let text = std::fs::read_to_string(&path)?;
+            let mut spans = Vec::new();
+            let mut begin = None;
+            for (n, line) in text.lines().enumerate() {
+                let line = line.trim_start();
+                if line.starts_with(BEGIN) {
+                    begin = Some(n);
+                } else if line.starts_with(END)
+                    && let Some(b) = begin.take()
+                {
+                    spans.push((b, n));
+                }
+            }
+            if !spans.is_empty() {
+                files.push((path, text, spans));
+            }
+        }
+        Ok(Regions { files })
+    }
+
+    /// Each region as (file, first line, last line), the lines inside the
+    /// markers, counted from 1.
+    pub fn spans(&self) -> impl Iterator<Item = (&Path, usize, usize)> {
+        self.files.iter().flat_map(|(path, _, spans)| {
+            spans
+                .iter()
+                .map(move |&(begin, end)| (path.as_path(), begin + 2, end))
+        })
+    }
+
+    /// Runs `f` with `mistake` in place of its region, then puts the
+    /// solution back, whatever `f` did.
+    fn with<T>(&self, mistake: &Mistake, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let (path, text, (begin, end)) = self
+            .files
+            .iter()
+            .flat_map(|(path, text, spans)| spans.iter().map(move |s| (path, text, *s)))
+            .nth(mistake.region - 1)
+            .with_context(|| format!("the crate has no region {}", mistake.region))?;
+        let lines: Vec<&str> = text.lines().collect();
+        let indent = &lines[begin][..lines[begin].len() - lines[begin].trim_start().len()];
+        let mut swapped: Vec<String> = lines[..=begin].iter().map(|l| l.to_string()).collect();
+        swapped.extend(mistake.body.lines().map(|l| {
+            if l.trim().is_empty() {
+                String::new()
+            } else {
+                format!("{indent}{l}")
+            }
+        }));
+        swapped.extend(lines[end..].iter().map(|l| l.to_string()));
+        std::fs::write(path, swapped.join("\n") + "\n")?;
+        let result = f();
+        std::fs::write(path, text)?;
+        result
+    }
+}
+
+fn collect_rs(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_rs(&path, into)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            into.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mistake_file_is_a_comment_an_optional_region_and_code() -> Result<()> {
+        let (comment, region, body) = parse("//! Uses if: wrong.\nif x {}\n")?;
+        assert_eq!(
+            (comment.as_str(), region, body.as_str()),
+            ("Uses if: wrong.", 1, "if x {}\n")
+        );
+        let (_, region, body) = parse("//! Off by one.\n// region: 2\nx + 1\n")?;
+        assert_eq!((region, body.as_str()), (2, "x + 1\n"));
+        assert!(parse("if x {}\n").is_err(), "no comment");
+        assert!(parse("//! Only a comment.\n").is_err(), "no code");
+        assert!(parse("//! Bad region.\n// region: 0\nx\n").is_err());
+        Ok(())
+    }
+
+    #[test]
+    fn a_mistake_replaces_its_region_and_the_solution_comes_back() -> Result<()> {
+        let dir = std::env::temp_dir().join(format!("xtask-mistakes-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src"))?;
+        let solution = "fn f() -> u32 {\n    // EXERCISE-BEGIN: hint\n    1\n    // EXERCISE-END\n}\nfn g() -> u32 {\n    // EXERCISE-BEGIN\n    2\n    // EXERCISE-END\n}\n";
+        std::fs::write(dir.join("src/lib.rs"), solution)?;
+        let regions = Regions::find(&dir)?;
+        let mistake = Mistake {
+            exercise: "x".into(),
+            name: "m".into(),
+            comment: "c".into(),
+            region: 2,
+            body: "3\n".into(),
+        };
+        let seen = regions.with(&mistake, || {
+            Ok(std::fs::read_to_string(dir.join("src/lib.rs"))?)
+        })?;
+        let after = std::fs::read_to_string(dir.join("src/lib.rs"))?;
+        std::fs::remove_dir_all(&dir)?;
+        assert!(
+            seen.contains("    // EXERCISE-BEGIN\n    3\n    // EXERCISE-END"),
+            "{seen}"
+        );
+        assert!(seen.contains("    1\n"), "region 1 untouched");
+        assert_eq!(after, solution);
+        Ok(())
+    }
+}

@@ -1,0 +1,167 @@
+//! Running an exercise's tests on a mistake: build them in the scratch
+//! workspace, run each test binary with a time limit, and read libtest's
+//! output for the tests that failed (or never finished).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use super::HUNG_AFTER;
+
+/// Builds `name`'s tests in the scratch workspace and runs them; returns
+/// the tests that failed or hung. A mistake that does not compile is an
+/// error: it would teach nothing about the tests.
+pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
+    let build = crate::cargo::command()
+        .args(["test", "--offline", "--no-run", "--message-format=json"])
+        .args(["-p", name])
+        .env("CARGO_TARGET_DIR", crate::cargo::target_dir(root)?)
+        .current_dir(scratch)
+        .stderr(Stdio::piped())
+        .output()
+        .context("cannot run cargo test --no-run")?;
+    if !build.status.success() {
+        bail!(
+            "the mistake does not compile; a known mistake must build and fail its tests:\n{}",
+            String::from_utf8_lossy(&build.stderr)
+        );
+    }
+    let mut caught = Vec::new();
+    for line in String::from_utf8_lossy(&build.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let is_test = message["profile"]["test"].as_bool() == Some(true);
+        let (Some(exe), Some(target)) = (
+            message["executable"].as_str(),
+            message["target"]["name"].as_str(),
+        ) else {
+            continue;
+        };
+        if is_test || message["target"]["kind"][0] == "test" {
+            caught.extend(run_tests(Path::new(exe), target, scratch)?);
+        }
+    }
+    Ok(caught)
+}
+
+/// Runs one test binary with a time limit; the tests it reports failed,
+/// or, if it never finished, the ones that had not passed by then.
+fn run_tests(exe: &Path, target: &str, scratch: &Path) -> Result<Vec<String>> {
+    let log = scratch.join("test-output.txt");
+    let file = std::fs::File::create(&log)?;
+    let mut child = Command::new(exe)
+        .current_dir(scratch)
+        .env("RUST_BACKTRACE", "0")
+        .stdout(file.try_clone()?)
+        .stderr(file)
+        .spawn()
+        .with_context(|| format!("cannot run {}", exe.display()))?;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if started.elapsed() > HUNG_AFTER {
+            child.kill()?;
+            child.wait()?;
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = std::fs::read_to_string(&log)?;
+    Ok(failures(
+        &output,
+        status.map(|s| s.success()),
+        target,
+        || list_tests(exe, scratch),
+    ))
+}
+
+/// The failed tests in a test binary's output. `finished` is `None` for a
+/// binary killed as hung: then every test that did not report `ok` counts.
+fn failures(
+    output: &str,
+    finished: Option<bool>,
+    target: &str,
+    listed: impl FnOnce() -> Vec<String>,
+) -> Vec<String> {
+    let result = |line: &str, verdict: &str| {
+        line.strip_prefix("test ")
+            .and_then(|rest| rest.strip_suffix(verdict))
+            .map(str::to_owned)
+    };
+    match finished {
+        Some(true) => Vec::new(),
+        Some(false) => {
+            let failed: Vec<String> = output
+                .lines()
+                .filter_map(|l| result(l, " ... FAILED"))
+                .collect();
+            let mut failed = failed;
+            failed.sort();
+            if failed.is_empty() {
+                // A test binary without libtest (`harness = false`) stops
+                // at its first failed assertion: the binary is the test.
+                vec![target.to_owned()]
+            } else {
+                failed
+            }
+        }
+        None => {
+            let passed: BTreeSet<String> = output
+                .lines()
+                .filter_map(|l| result(l, " ... ok"))
+                .collect();
+            let mut hung: Vec<String> = listed()
+                .into_iter()
+                .filter(|t| !passed.contains(t))
+                .map(|t| format!("{t} (hung)"))
+                .collect();
+            if hung.is_empty() {
+                hung.push(format!("{target} (hung)"));
+            }
+            hung
+        }
+    }
+}
+
+/// The tests a libtest binary holds (none for one without libtest).
+fn list_tests(exe: &Path, scratch: &Path) -> Vec<String> {
+    let Ok(output) = Command::new(exe)
+        .args(["--list", "--format", "terse"])
+        .current_dir(scratch)
+        .output()
+    else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test").map(str::to_owned))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_and_hung_tests_are_named() {
+        let out = "test tests::a ... ok\ntest tests::b ... FAILED\ntest tests::c ... FAILED\n";
+        let none = Vec::new;
+        assert_eq!(
+            failures(out, Some(false), "lib", none),
+            ["tests::b", "tests::c"]
+        );
+        assert!(failures(out, Some(true), "lib", none).is_empty());
+        assert_eq!(
+            failures("panicked", Some(false), "respawn", none),
+            ["respawn"]
+        );
+        let listed = || vec!["tests::a".to_owned(), "tests::d".to_owned()];
+        assert_eq!(failures(out, None, "lib", listed), ["tests::d (hung)"]);
+    }
+}
