@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::Timeline;
-use super::legend::{LIGHT_OPACITY, OK_COLOUR, failure_colour};
+use super::legend::{LIGHT_OPACITY, OK_COLOUR, WRONG_COLOUR, failure_colour};
 use crate::outcome::ErrorKind;
 use crate::svg::escape;
 
@@ -46,7 +46,7 @@ struct Data<'a> {
 /// assert!(page.contains("<title>select: 0 items</title>"));
 /// ```
 pub fn render_page(runs: &[Timeline]) -> String {
-    let mut colours = BTreeMap::from([("ok", OK_COLOUR)]);
+    let mut colours = BTreeMap::from([("ok", OK_COLOUR), ("wrong", WRONG_COLOUR)]);
     for kind in ErrorKind::ALL {
         colours.insert(kind.as_str(), failure_colour(kind));
     }
@@ -144,16 +144,24 @@ fn summary(runs: &[Timeline]) -> String {
 fn legend(runs: &[Timeline]) -> String {
     let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
     for bar in runs.iter().flat_map(|t| &t.bars) {
-        *counts
-            .entry(bar.kind.as_deref().unwrap_or("ok"))
-            .or_insert(0) += 1;
+        // A row the report found wrong is counted (and drawn) as wrong,
+        // whatever outcome it claims: a wrong reply is no success.
+        let kind = if bar.wrong {
+            "wrong"
+        } else {
+            bar.kind.as_deref().unwrap_or("ok")
+        };
+        *counts.entry(kind).or_insert(0) += 1;
     }
     let swatch = |colour: &str, opacity: f64| {
         format!(r#"<span class="swatch" style="background:{colour};opacity:{opacity}"></span>"#)
     };
     let mut out = String::new();
     for (kind, n) in &counts {
-        let colour = kind.parse::<ErrorKind>().map_or(OK_COLOUR, failure_colour);
+        let colour = match *kind {
+            "wrong" => WRONG_COLOUR,
+            _ => kind.parse::<ErrorKind>().map_or(OK_COLOUR, failure_colour),
+        };
         out.push_str(&format!(
             r#"<span data-outcome="{}">{}{} {n}</span>"#,
             escape(kind),
@@ -164,8 +172,9 @@ fn legend(runs: &[Timeline]) -> String {
     if runs.iter().any(|t| !t.service.is_empty()) {
         out.push_str(&format!(
             "<span>{}at the server</span><span>{}waiting on the client</span>",
-            swatch("#777777", 1.0),
-            swatch("#777777", LIGHT_OPACITY)
+            // The shades of the bars' own colour, as the bars draw them.
+            swatch(OK_COLOUR, 1.0),
+            swatch(OK_COLOUR, LIGHT_OPACITY)
         ));
     }
     out.push_str("<span>| a loop wake-up (taller: more connections ready)</span>");

@@ -119,6 +119,30 @@ fn the_page_inlines_its_data_and_fetches_nothing() {
 }
 
 #[test]
+fn a_wrong_row_is_keyed_wrong_and_the_shades_are_the_bars_colour() {
+    let mut timeline = timeline(true);
+    timeline.bars[0].wrong = true;
+    let page = render_page(&[timeline]);
+    let legend = page
+        .split(r#"<div class="legend">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</div>").next())
+        .expect("the legend");
+    assert!(
+        legend.contains(r#"data-outcome="wrong""#) && legend.contains("wrong 1"),
+        "a row the report found wrong is keyed wrong, not ok: {legend}"
+    );
+    assert!(
+        !legend.contains("#777777"),
+        "the shade swatches are in the bars' colour, not grey: {legend}"
+    );
+    assert!(
+        page.contains(r#""wrong":"#),
+        "the script has a colour for wrong bars"
+    );
+}
+
+#[test]
 fn the_page_runs_in_a_browser_with_and_without_a_loop() {
     let dir = tempfile::tempdir().unwrap();
     for with_loop in [true, false] {

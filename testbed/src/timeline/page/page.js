@@ -112,7 +112,7 @@ window.addEventListener('error', function (e) {
     }
     run.bars.forEach(function (b, i) {
       var top = m.top + (b.lane + 1) * laneH + 1;
-      var cls = b.kind || 'ok';
+      var cls = b.wrong ? 'wrong' : (b.kind || 'ok');
       var bar = el('g', { 'class': 'bar', 'data-item': b.id, 'data-conn': b.lane, 'data-i': i });
       var whole = el('rect', { y: top, height: laneH - 2, fill: colour(cls),
         'class': (m.service[b.id] ? 'l' : '') });
