@@ -36,6 +36,7 @@
 //! let settings = Settings { items: 20, conns: 4, latency, ..Settings::default() };
 //! let report = execute(&stage, &settings)?.report;
 //! assert_eq!((report.ok, report.lost, report.notes.len()), (20, 0, 1));
+//! assert!(report.notes[0].ends_with("respawned for 2 items"), "{}", report.notes[0]);
 //! # Ok::<(), testbed::harness::HarnessError>(())
 //! ```
 
