@@ -11,6 +11,23 @@
 //! request function is generic over `Read + Write`, it runs unchanged over
 //! this stream: [`request_by`] is just `sync::request` with a different
 //! stream underneath.
+//!
+//! A request against the slow server, with a second to spare:
+//!
+//! ```
+//! use std::net::TcpStream;
+//! use std::time::{Duration, Instant};
+//! use testbed::protocol::Phases;
+//! use testbed::server::{ServerConfig, SlowServer};
+//!
+//! let server = SlowServer::spawn(ServerConfig::default())?;
+//! let item = &testbed::workload::items(1, 1)[0];
+//! let stream = TcpStream::connect(server.addr())?;
+//! let deadline = Instant::now() + Duration::from_secs(1);
+//! let outcome = ch01_deadline::request_by(stream, item, Phases::Two, deadline);
+//! assert_eq!(outcome, Ok(item.expected_result()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;

@@ -10,6 +10,22 @@
 //! Pipelining saves round trips, not service time: the server still works
 //! on one request of a connection at a time. That is why it helps little
 //! here, and why the later stages open many connections instead.
+//!
+//! Three items on one connection, one outcome each, in item order:
+//!
+//! ```
+//! use std::net::TcpStream;
+//! use testbed::conn::Conn;
+//! use testbed::server::{ServerConfig, SlowServer};
+//!
+//! let server = SlowServer::spawn(ServerConfig::default())?;
+//! let list = testbed::workload::items(3, 1);
+//! let mut conn = Conn::new(TcpStream::connect(server.addr())?);
+//! let outcomes = ch01_pipeline::pipelined(&mut conn, &list);
+//! let expected: Vec<_> = list.iter().map(|item| Ok(item.expected_result())).collect();
+//! assert_eq!(outcomes, expected);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::io::{Read, Write};
 

@@ -14,6 +14,23 @@
 //!
 //! The tests run your loop and stage 3's round-robin loop on the same
 //! virtual fleet, with even and with uneven latencies.
+//!
+//! Eight items on three virtual wrappers, in virtual time (no server, no
+//! clock); soonest-first never waits on one reply while another is due:
+//!
+//! ```
+//! use std::time::Duration;
+//! use roundrobin::{Model, VirtualFleet};
+//! use testbed::faults::FaultPlan;
+//! use testbed::protocol::Phases;
+//!
+//! let latency = "bimodal:0.5:50ms:2ms".parse().expect("a latency");
+//! let model = Model { latency, faults: FaultPlan::none(), seed: 1, phases: Phases::Two, read_timeout: None };
+//! let mut fleet = VirtualFleet::new(model, 3);
+//! ch03_soonest::soonest_first(&mut fleet, &testbed::workload::items(8, 1))?;
+//! assert_eq!((fleet.rows().len(), fleet.stalled()), (8, Duration::ZERO));
+//! # Ok::<(), roundrobin::LoopError>(())
+//! ```
 
 use roundrobin::{Fleet, LoopError, VirtualFleet, WrapperId};
 use testbed::workload::Item;

@@ -8,6 +8,29 @@
 //! [`EventLoop`] watches sockets that send lines and holds named timers. The
 //! reading and the timer bookkeeping are written; write [`EventLoop::run`].
 //! Use `select::pool::next_timeout` for the timeout.
+//!
+//! A peer that sent one line and hung up, and a timer 20 ms away; the loop
+//! returns once both are done with:
+//!
+//! ```
+//! use std::io::Write;
+//! use std::net::{TcpListener, TcpStream};
+//! use std::time::{Duration, Instant};
+//! use ch04_timers::{EventLoop, Happened};
+//! use select::{Backend, event::Token};
+//!
+//! let listener = TcpListener::bind("127.0.0.1:0")?;
+//! let client = TcpStream::connect(listener.local_addr()?)?;
+//! listener.accept()?.0.write_all(b"hello\n")?; // and closes: the stream drops
+//! let mut event_loop = EventLoop::new(Backend::Epoll)?;
+//! event_loop.watch(Token::new(7), client)?;
+//! event_loop.at(Instant::now() + Duration::from_millis(20), "late");
+//! let mut seen = Vec::new();
+//! event_loop.run(|happened| seen.push(happened))?;
+//! let line = Happened::Line(Token::new(7), "hello".into());
+//! assert_eq!(seen, [line, Happened::Closed(Token::new(7)), Happened::Timer("late")]);
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use std::collections::BTreeMap;
 use std::io;

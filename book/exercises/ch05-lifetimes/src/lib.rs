@@ -17,6 +17,19 @@
 //! pure function of a seed and the connection's serial number, so a test
 //! can predict it. [`retirements`] is a model of the pool that shows the
 //! difference.
+//!
+//! Four connections that may carry 3 requests each retire together, every
+//! third tick; a spread of 0.5 lets each carry 5 to 10 of a `max_uses` of 10:
+//!
+//! ```
+//! use ch05_lifetimes::{lifetime, retirements};
+//!
+//! assert_eq!(retirements(4, 6, |_serial| 3), [0, 0, 4, 0, 0, 4]);
+//! assert_eq!(lifetime(10, 0.0, 1, 42), 10);
+//! let spread = lifetime(10, 0.5, 1, 42);
+//! assert!((5..=10).contains(&spread));
+//! assert_eq!(spread, lifetime(10, 0.5, 1, 42), "the same seed and serial, the same draw");
+//! ```
 
 use testbed::dice::{splitmix, unit};
 

@@ -10,6 +10,27 @@
 //!
 //! [`Channel::send`] and [`Channel::close`] are written; write
 //! [`Channel::recv`].
+//!
+//! A receiver fiber reads until the close; the sender's values arrive in
+//! order:
+//!
+//! ```
+//! use std::rc::Rc;
+//! use ch06_channel::Channel;
+//! use scheduler::Scheduler;
+//!
+//! let sched = Scheduler::new()?;
+//! let channel = Rc::new(Channel::new(&sched));
+//! let rx = channel.clone();
+//! let receiver = sched.spawn(move || std::iter::from_fn(|| rx.recv()).collect::<Vec<_>>())?;
+//! sched.spawn(move || {
+//!     (0..3).for_each(|n| channel.send(n));
+//!     channel.close();
+//! })?;
+//! sched.run()?;
+//! assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2])));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

@@ -9,6 +9,29 @@
 //!
 //! Each client is served by its own fiber, so a client that takes its time
 //! holds up nobody: the tests check exactly that.
+//!
+//! One client fiber, one line there and back; the echo ends when the client
+//! hangs up:
+//!
+//! ```
+//! use std::io::{Read, Write};
+//! use ch06_echo::{FiberListener, serve};
+//! use scheduler::{FiberTcpStream, Scheduler};
+//!
+//! let sched = Scheduler::new()?;
+//! let listener = FiberListener::bind(&sched, "127.0.0.1:0".parse()?)?;
+//! let (addr, server, client) = (listener.local_addr()?, sched.clone(), sched.clone());
+//! sched.spawn(move || serve(&server, &listener, 1))?;
+//! let reply = sched.spawn(move || -> std::io::Result<Vec<u8>> {
+//!     let mut stream = FiberTcpStream::connect(&client, addr)?;
+//!     stream.write_all(b"hello\n")?;
+//!     let mut back = vec![0; 6];
+//!     stream.read_exact(&mut back).map(|()| back)
+//! })?;
+//! sched.run()?;
+//! assert_eq!(reply.try_join().expect("the client finished")??, b"hello\n");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;

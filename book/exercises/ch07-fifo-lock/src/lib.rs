@@ -9,6 +9,31 @@
 //! calls `lock` at that moment must not barge in).
 //!
 //! [`Lock::lock`] is written; write [`Lock::unlock`].
+//!
+//! Fiber 0 holds the lock while 1 and 2 queue for it, in that order; they
+//! get it in that order:
+//!
+//! ```
+//! use std::{cell::RefCell, rc::Rc};
+//! use ch07_fifo_lock::Lock;
+//! use scheduler::Scheduler;
+//!
+//! let sched = Scheduler::new()?;
+//! let (lock, order) = (Rc::new(Lock::new(&sched)), Rc::new(RefCell::new(Vec::new())));
+//! for n in 0..3 {
+//!     let (sched2, lock, order) = (sched.clone(), lock.clone(), order.clone());
+//!     sched.spawn(move || {
+//!         lock.lock();
+//!         order.borrow_mut().push(n);
+//!         sched2.yield_now(); // the others ask meanwhile
+//!         lock.unlock();
+//!     })?;
+//! }
+//! sched.run()?;
+//! assert_eq!(*order.borrow(), [0, 1, 2]);
+//! assert!(!lock.is_locked());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;

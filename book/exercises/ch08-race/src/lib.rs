@@ -10,6 +10,21 @@
 //! item, it answers with the first one's late reply.
 //!
 //! [`race`] pins the two futures; write the poll.
+//!
+//! A five-second sleep against a future that is ready at once: the sleep is
+//! dropped, and nobody waits five seconds:
+//!
+//! ```
+//! use std::time::Duration;
+//! use ch08_race::{Either, race};
+//! use executor::Executor;
+//!
+//! let executor = Executor::new()?;
+//! let sleep = executor.handle().sleep(Duration::from_secs(5));
+//! let winner = executor.block_on(race(sleep, async { "at once" }))?;
+//! assert_eq!(winner, Either::Right("at once"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;

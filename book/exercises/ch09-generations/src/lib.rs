@@ -10,6 +10,23 @@
 //! So an id is a place *and a generation*: the place's count of how many
 //! values it has held. Write [`Table::insert`] and [`Table::remove`] so
 //! that a stale id names nothing.
+//!
+//! A removed value's place goes to the next one, and the old id names
+//! nothing any more:
+//!
+//! ```
+//! use ch09_generations::{Id, Table};
+//!
+//! let mut table = Table::new();
+//! let first = table.insert("a");
+//! assert_eq!(table.remove(first), Some("a"));
+//! let second = table.insert("b");
+//! assert_eq!((second.index, table.places()), (first.index, 1), "the same place");
+//! assert_eq!(table.get(first), None, "a stale id names nothing");
+//! assert_eq!(table.remove(first), None, "and takes nothing");
+//! assert_eq!(table.get(second), Some(&"b"));
+//! assert_eq!(Id::from_user_data(second.to_user_data()), second);
+//! ```
 
 /// A value's name in a [`Table`]: its place and that place's generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

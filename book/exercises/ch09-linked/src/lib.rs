@@ -15,6 +15,23 @@
 //! | connected in time | `0` | `-ECANCELED` |
 //! | refused | `-ECONNREFUSED` | `-ECANCELED` |
 //! | no answer within the limit | `-ECANCELED` | `-ETIME` |
+//!
+//! A listening port answers at once; a closed one refuses:
+//!
+//! ```
+//! use std::io::ErrorKind;
+//! use std::net::TcpListener;
+//! use std::time::Duration;
+//! use ch09_linked::connect_within;
+//!
+//! let listener = TcpListener::bind("127.0.0.1:0")?;
+//! let addr = listener.local_addr()?;
+//! assert_eq!(connect_within(addr, Duration::from_secs(5))?.peer_addr()?, addr);
+//! drop(listener);
+//! let refused = connect_within(addr, Duration::from_secs(5)).map(|_| ());
+//! assert_eq!(refused.map_err(|e| e.kind()), Err(ErrorKind::ConnectionRefused));
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use std::io;
 use std::net::{SocketAddr, TcpStream};

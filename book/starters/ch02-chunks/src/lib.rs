@@ -16,6 +16,21 @@
 //! [`imbalance`] is the makespan divided by the perfect share (the total
 //! divided by N): 1.0 means every worker ends at the same moment; 2.0 means
 //! the run takes twice as long as it would with a perfect split.
+//!
+//! Seven items among three workers: the first `7 % 3` chunks get one more.
+//! With a fixed service time the makespan is the biggest chunk's work:
+//!
+//! ```
+//! use std::time::Duration;
+//! use ch02_chunks::{chunks, makespan};
+//! use testbed::latency::LatencyModel;
+//!
+//! assert_eq!(chunks((0..7).collect(), 3), [vec![0, 1, 2], vec![3, 4], vec![5, 6]]);
+//! let list = testbed::workload::items(7, 1);
+//! let parts = chunks(list.iter().collect(), 3);
+//! let model = LatencyModel::Fixed(Duration::from_millis(10));
+//! assert_eq!(makespan(&parts, &model, 1), Duration::from_millis(30));
+//! ```
 #![allow(unused)]
 
 use std::time::Duration;

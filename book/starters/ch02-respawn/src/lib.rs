@@ -20,6 +20,25 @@
 //! That is simple and correct, and it delays the replacement; waiting for
 //! whichever child ends first (`waitpid` on a process group) is the better
 //! supervisor, left for later.
+//!
+//! Worker 1 kills itself after recording 3 of its 5 items; one replacement
+//! finishes the other 2, and nothing is lost:
+//!
+//! ```
+//! use ch02_respawn::Respawning;
+//! use fork::{CrashPlan, WorkerId};
+//! use testbed::cli::Settings;
+//! use testbed::harness::execute;
+//!
+//! let crash = Some(CrashPlan { worker: WorkerId::new(1), after: 3 });
+//! let stage = Respawning { crash, max_respawns: 1 };
+//! let latency = "1ms".parse().expect("a latency");
+//! let settings = Settings { items: 20, conns: 4, latency, ..Settings::default() };
+//! let report = execute(&stage, &settings)?.report;
+//! assert_eq!((report.ok, report.lost, report.notes.len()), (20, 0, 1));
+//! assert!(report.notes[0].ends_with("respawned for 2 items"), "{}", report.notes[0]);
+//! # Ok::<(), testbed::harness::HarnessError>(())
+//! ```
 #![allow(unused)]
 
 use std::collections::VecDeque;

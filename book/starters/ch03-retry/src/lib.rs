@@ -15,6 +15,29 @@
 //! (On the book's simulated server a retry does not help: its faults are a
 //! fixed function of the item and the phase, so a `NAK`ed `HEAD` is `NAK`ed
 //! again. The tests use scripted replies.)
+//!
+//! One `NAK`, one retry, then the plain request (the replies are scripted):
+//!
+//! ```
+//! use ch03_retry::Retrying;
+//! use roundrobin::Step;
+//! use testbed::conn::Conn;
+//! use testbed::testing::Script;
+//!
+//! let item = &testbed::workload::items(1, 1)[0];
+//! let replies = format!("NAK busy\nOK\n200 {}\n", item.expected_result());
+//! let mut conn = Conn::new(Script::new(replies));
+//! let mut state = Retrying::start(&mut conn, item, 1)?;
+//! let result = loop {
+//!     match state.resume(&mut conn)? {
+//!         Step::Next(next) => state = next,
+//!         Step::Done(result) => break result,
+//!     }
+//! };
+//! assert_eq!(result, item.expected_result());
+//! assert_eq!(conn.get_ref().sent(), format!("HEAD 0\nHEAD 0\nBODY 0 {}\n", item.payload));
+//! # Ok::<(), testbed::outcome::Failure>(())
+//! ```
 #![allow(unused)]
 
 use std::io::{Read, Write};

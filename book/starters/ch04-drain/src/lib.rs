@@ -15,6 +15,20 @@
 //! reads on once the line is taken, so that a peer that never stops sending
 //! cannot fill its memory. Here the caller takes the lines after the drain,
 //! which is fine for a peer that stops.)
+//!
+//! Any `Read` will do; a byte slice has five bytes, then its end:
+//!
+//! ```
+//! use ch04_drain::{Drained, drain};
+//! use testbed::framing::LineFramer;
+//!
+//! let mut framer = LineFramer::new();
+//! let drained = drain(&mut &b"OK\n20"[..], &mut framer)?;
+//! assert_eq!(drained, Drained { bytes: 5, eof: true });
+//! assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+//! assert!(framer.has_partial(), "'20' waits for the rest of its line");
+//! # Ok::<(), std::io::Error>(())
+//! ```
 #![allow(unused)]
 
 use std::io::{self, Read};

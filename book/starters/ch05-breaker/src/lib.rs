@@ -19,6 +19,29 @@
 //! on a fake clock, in microseconds, whatever the machine's load.
 //!
 //! Write [`Breaker::allow`] and [`Breaker::refused`].
+//!
+//! Two refusals open it; once its delay (at most the 1 s cap) is over, one
+//! probe goes, and its success closes it:
+//!
+//! ```
+//! use std::time::{Duration, Instant};
+//! use ch05_breaker::{Breaker, State};
+//! use pool::backoff::Backoff;
+//!
+//! let backoff = Backoff { base: Duration::from_millis(100), cap: Duration::from_secs(1) };
+//! let mut breaker = Breaker::new(2, backoff, 1);
+//! let now = Instant::now();
+//! for _ in 0..2 {
+//!     assert!(breaker.allow(now));
+//!     breaker.refused(now);
+//! }
+//! assert!(breaker.fail_fast(now) && !breaker.allow(now));
+//! let later = now + Duration::from_secs(1);
+//! assert!(breaker.allow(later), "the probe");
+//! assert!(!breaker.allow(later), "nothing else while the probe is out");
+//! breaker.succeeded();
+//! assert_eq!(breaker.state(), State::Closed { refusals: 0 });
+//! ```
 #![allow(unused)]
 
 use std::time::{Duration, Instant};

@@ -9,6 +9,28 @@
 //!
 //! Write `spawn_fetches`; [`fetch_all`], which joins the fibers, is
 //! written.
+//!
+//! Six items, at most two at once, called from a fiber:
+//!
+//! ```
+//! use std::time::Duration;
+//! use ch07_fan_out::{fetch_all, peak_in_flight};
+//! use scheduler::Scheduler;
+//! use testbed::latency::LatencyModel;
+//! use testbed::server::{ServerConfig, SlowServer};
+//!
+//! let latency = LatencyModel::Fixed(Duration::from_millis(1));
+//! let server = SlowServer::spawn(ServerConfig { latency, ..ServerConfig::default() })?;
+//! let (work, addr) = (testbed::workload::items(6, 1), server.addr());
+//! let sched = Scheduler::new()?;
+//! let sched2 = sched.clone();
+//! let all = sched.spawn(move || fetch_all(&sched2, addr, work, 2))?;
+//! sched.run()?;
+//! let outcomes = all.try_join().expect("fetch_all finished")?;
+//! assert!(outcomes.iter().all(Result::is_ok));
+//! assert_eq!((outcomes.len(), peak_in_flight()), (6, 2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![allow(unused)]
 
 use std::cell::Cell;

@@ -17,6 +17,28 @@
 //! would. Write [`Keeper::fetch`]: a request with a time limit, on the kept
 //! connection when there is one, that keeps the connection afterwards only
 //! if another request can safely follow on it.
+//!
+//! Two quick answers, well within their limit: the second request goes on
+//! the connection the first one kept:
+//!
+//! ```
+//! use std::time::Duration;
+//! use ch08_cancel::Keeper;
+//! use executor::Executor;
+//! use testbed::latency::LatencyModel;
+//! use testbed::server::{ServerConfig, SlowServer};
+//!
+//! let latency = LatencyModel::Fixed(Duration::from_millis(1));
+//! let server = SlowServer::spawn(ServerConfig { latency, ..ServerConfig::default() })?;
+//! let (executor, work) = (Executor::new()?, testbed::workload::items(2, 1));
+//! let mut keeper = Keeper::new(&executor.handle(), server.addr());
+//! for item in &work {
+//!     let outcome = executor.block_on(keeper.fetch(item, Duration::from_secs(1)))?;
+//!     assert_eq!(outcome, Ok(item.expected_result()));
+//! }
+//! assert_eq!(keeper.opened, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![allow(unused)]
 
 use std::net::SocketAddr;

@@ -12,6 +12,24 @@
 //! each output as it comes, and polls only the future still running.
 //!
 //! [`join`] pins the two futures and keeps their outputs; write the poll.
+//!
+//! The right-hand future is ready at once; its output waits for the left's:
+//!
+//! ```
+//! use std::time::Duration;
+//! use ch08_join::join;
+//! use executor::Executor;
+//!
+//! let executor = Executor::new()?;
+//! let handle = executor.handle();
+//! let slept = async {
+//!     handle.sleep(Duration::from_millis(2)).await;
+//!     "slept"
+//! };
+//! let both = executor.block_on(join(slept, async { 42 }))?;
+//! assert_eq!(both, ("slept", 42));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![allow(unused)]
 
 use std::future::{Future, poll_fn};

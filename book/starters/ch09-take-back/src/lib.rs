@@ -11,6 +11,26 @@
 //!
 //! Write [`take_back`]. Other operations may complete while you wait for
 //! the read: keep their completions for their owners, in `others`.
+//!
+//! A read on a connection whose peer says nothing, taken back: the same
+//! buffer, untouched, and no bytes:
+//!
+//! ```
+//! use std::net::{TcpListener, TcpStream};
+//! use std::os::fd::AsRawFd;
+//! use ch09_take_back::take_back;
+//! use uring::ring::Ring;
+//!
+//! let listener = TcpListener::bind("127.0.0.1:0")?;
+//! let client = TcpStream::connect(listener.local_addr()?)?;
+//! let _peer = listener.accept()?;
+//! let mut ring = Ring::new(8)?;
+//! let read = ring.recv(0, client.as_raw_fd(), vec![7; 64], None)?;
+//! ring.submit()?;
+//! let back = take_back(&mut ring, read, &mut Vec::new())?;
+//! assert_eq!((back.buf, back.read), (vec![7; 64], None));
+//! # Ok::<(), std::io::Error>(())
+//! ```
 #![allow(unused)]
 
 use std::io;
