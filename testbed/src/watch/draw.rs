@@ -170,8 +170,10 @@ fn draw_wakes(frame: &mut Frame, app: &App, area: Rect) {
 /// `at 1.20s  slept 4.1ms  ready 3  timers 1  then recorded 2`, newest first.
 fn wake_line(wake: &Wake) -> Line<'static> {
     Line::from(format!(
-        "at {}  slept {}  ready {}  timers {}  {}",
-        clock(wake.at),
+        // Milliseconds: a loop wakes hundreds of times a second, and a
+        // tenth of a second would give a whole screen of wake-ups one time.
+        "at {:.3}s  slept {}  ready {}  timers {}  {}",
+        wake.at.as_secs_f64(),
         format_duration(wake.slept),
         wake.ready,
         wake.timers,
