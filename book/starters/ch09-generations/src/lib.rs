@@ -116,8 +116,12 @@ mod tests {
         let mut table = Table::new();
         for round in 0..10 {
             let id = table.insert(round);
-            assert_eq!(table.get(id), Some(&round));
-            assert_eq!(table.remove(id), Some(round));
+            assert_eq!(table.get(id), Some(&round), "a new id names its value");
+            assert_eq!(
+                table.remove(id),
+                Some(round),
+                "removing by a fresh id takes its value"
+            );
         }
         assert_eq!(table.places(), 1, "one place, reused ten times");
     }
@@ -126,22 +130,42 @@ mod tests {
     fn a_stale_id_takes_nothing_from_the_next_holder() {
         let mut table = Table::new();
         let old = table.insert("lane 0's read");
-        assert_eq!(table.remove(old), Some("lane 0's read"));
+        assert_eq!(
+            table.remove(old),
+            Some("lane 0's read"),
+            "a fresh id takes its value"
+        );
         // Lane 1's read takes the place.
         let new = table.insert("lane 1's read");
         assert_eq!(new.index, old.index, "the same place");
         // Lane 0's late cancel, with its old id:
         assert_eq!(table.remove(old), None, "the stale id names nothing");
-        assert_eq!(table.get(new), Some(&"lane 1's read"), "untouched");
-        assert_eq!(table.remove(new), Some("lane 1's read"));
+        assert_eq!(
+            table.get(new),
+            Some(&"lane 1's read"),
+            "the new holder's value is untouched"
+        );
+        assert_eq!(
+            table.remove(new),
+            Some("lane 1's read"),
+            "the new holder's own id still takes its value"
+        );
     }
 
     #[test]
     fn an_id_removed_twice_takes_nothing_the_second_time() {
         let mut table = Table::new();
         let id = table.insert(7);
-        assert_eq!(table.remove(id), Some(7));
-        assert_eq!(table.remove(id), None);
+        assert_eq!(
+            table.remove(id),
+            Some(7),
+            "the first remove takes the value"
+        );
+        assert_eq!(
+            table.remove(id),
+            None,
+            "the second remove of the same id takes nothing"
+        );
         let a = table.insert(8);
         let b = table.insert(9);
         assert_ne!(a.index, b.index, "a place is freed once, not twice");
@@ -153,7 +177,15 @@ mod tests {
         let first = table.insert(());
         table.remove(first);
         let second = table.insert(());
-        assert_ne!(first.to_user_data(), second.to_user_data());
-        assert_eq!(Id::from_user_data(second.to_user_data()), second);
+        assert_ne!(
+            first.to_user_data(),
+            second.to_user_data(),
+            "two holders of one place have different user_data"
+        );
+        assert_eq!(
+            Id::from_user_data(second.to_user_data()),
+            second,
+            "an id comes back from user_data as it went in"
+        );
     }
 }

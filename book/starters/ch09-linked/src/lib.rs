@@ -113,11 +113,18 @@ mod tests {
             connect_within(addr, Duration::from_secs(5))
         });
         let stream = stream.expect("connected");
-        assert_eq!(stream.peer_addr().ok(), Some(addr));
+        assert_eq!(
+            stream.peer_addr().ok(),
+            Some(addr),
+            "the stream is connected to the listener"
+        );
         // A timeout that is not linked to the connect waits for its limit
         // even after the connect succeeded.
         let took = start.elapsed();
-        assert!(took < Duration::from_secs(2), "took {took:?}");
+        assert!(
+            took < Duration::from_secs(2),
+            "a connect that succeeds at once returns at once, not at the limit: took {took:?}"
+        );
     }
 
     #[test]
@@ -129,7 +136,11 @@ mod tests {
             connect_within(addr, Duration::from_secs(5))
         });
         let error = result.expect_err("nothing listens");
-        assert_eq!(error.kind(), io::ErrorKind::ConnectionRefused, "{error}");
+        assert_eq!(
+            error.kind(),
+            io::ErrorKind::ConnectionRefused,
+            "a closed port refuses the connect, but got: {error}"
+        );
     }
 
     #[test]
@@ -141,8 +152,48 @@ mod tests {
             connect_within(addr, Duration::from_millis(200))
         });
         let error = result.expect_err("no handshake can complete");
-        assert_eq!(error.kind(), io::ErrorKind::TimedOut, "{error}");
-        assert!(start.elapsed() >= Duration::from_millis(200));
+        assert_eq!(
+            error.kind(),
+            io::ErrorKind::TimedOut,
+            "no answer within the limit is a timeout, but got: {error}"
+        );
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(200),
+            "gave up after {took:?}, before the 200 ms limit"
+        );
         drop(dropper);
+    }
+
+    #[test]
+    fn exchange_returns_only_after_both_completions() {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+        let addr = listener.local_addr().expect("an address");
+        let (result, unread) = within(DEADLINE, move || -> io::Result<(i32, usize)> {
+            let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+            let address = SockAddr::from(addr);
+            let spec = types::Timespec::from(Duration::from_secs(5));
+            let mut ring = IoUring::new(4)?;
+            let connect = opcode::Connect::new(
+                types::Fd(socket.as_raw_fd()),
+                address.as_ptr().cast::<libc::sockaddr>(),
+                address.len(),
+            )
+            .build()
+            .user_data(CONNECT);
+            let timeout = opcode::LinkTimeout::new(&spec).build().user_data(TIMEOUT);
+            let result = exchange(&mut ring, connect, timeout)?;
+            // One more call into the kernel, so that it posts any
+            // completion it still owes for the two entries.
+            ring.submit()?;
+            Ok((result, ring.completion().len()))
+        })
+        .expect("the ring's system calls");
+        assert_eq!(result, 0, "a connect to a listener succeeds");
+        assert_eq!(
+            unread, 0,
+            "exchange returned before reading both completions: until the timeout's \
+             has come, the kernel may still use the timespec its caller is about to drop"
+        );
     }
 }

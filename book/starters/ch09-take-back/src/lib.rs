@@ -102,9 +102,15 @@ mod tests {
             let read = ring.recv(0, client.as_raw_fd(), vec![7; 64], None)?;
             ring.submit()?;
             let back = take_back(&mut ring, read, &mut Vec::new())?;
-            // The buffer that was lent, not a new one.
-            assert_eq!(back.buf, vec![7; 64]);
-            assert_eq!(back.read, None, "the cancel won");
+            assert_eq!(
+                back.buf,
+                vec![7; 64],
+                "the buffer that was lent comes back, untouched, not a new one"
+            );
+            assert_eq!(
+                back.read, None,
+                "the peer said nothing, so the cancel stopped the read"
+            );
             assert_eq!(ring.in_flight(), 0, "nothing left in the kernel");
             Ok(())
         });
@@ -122,7 +128,11 @@ mod tests {
             let read = ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
             let back = take_back(&mut ring, read, &mut Vec::new())?;
             assert_eq!(back.read, Some(3), "a read that finished is not cancelled");
-            assert_eq!(&back.buf[..3], b"OK\n");
+            assert_eq!(
+                &back.buf[..3],
+                b"OK\n",
+                "the read's bytes are in the buffer it was lent"
+            );
             Ok(())
         });
     }
@@ -140,11 +150,26 @@ mod tests {
             let mine = ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
             let mut others = Vec::new();
             let back = take_back(&mut ring, mine, &mut others)?;
-            assert_eq!(back.read, None);
-            assert_eq!(back.buf, vec![0; 64], "lane 0's own buffer");
+            assert_eq!(
+                back.read, None,
+                "lane 0's peer said nothing: lane 1's bytes are not lane 0's"
+            );
+            assert_eq!(
+                back.buf,
+                vec![0; 64],
+                "lane 0 gets its own buffer back, not lane 1's"
+            );
             assert_eq!(others.len(), 1, "lane 1's completion is not lost");
-            assert_eq!((others[0].id, others[0].owner), (theirs, 1));
-            assert_eq!(others[0].result.as_ref().ok(), Some(&6));
+            assert_eq!(
+                (others[0].id, others[0].owner),
+                (theirs, 1),
+                "the completion kept is lane 1's read"
+            );
+            assert_eq!(
+                others[0].result.as_ref().ok(),
+                Some(&6),
+                "lane 1's read is kept with its six bytes"
+            );
             Ok(())
         });
     }

@@ -1,0 +1,6 @@
+//! Removes by place alone, without comparing generations: a stale id, kept past its value's removal, takes whatever value holds the place now.
+// region: 2
+let place = self.places.get_mut(id.index as usize)?;
+let value = place.1.take()?;
+self.free.push(id.index);
+Some(value)
