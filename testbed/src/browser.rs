@@ -31,6 +31,21 @@ use crate::testing::run_command;
 /// a busy machine.
 const DEADLINE: Duration = Duration::from_secs(90);
 
+/// The flags every headless run of Chromium here takes: no window, no
+/// sandbox (it runs as root in CI), no GPU, and none of the background
+/// services (updates, sync, field trials) whose connections a machine
+/// without a network refuses, many at a time. The profile directory is
+/// the caller's (`--user-data-dir`), fresh for each run.
+pub const HEADLESS: [&str; 7] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+];
+
 /// The Chromium on `PATH`, if any (`chromium` on Debian, `chromium-browser`
 /// elsewhere).
 pub fn chromium() -> Option<PathBuf> {
@@ -135,15 +150,7 @@ fn chromium_at(page: &Path, fragment: &str, args: &[&str]) -> Option<(Command, T
     }
     let mut command = Command::new(chromium);
     command
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
+        .args(HEADLESS)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
         .arg(url);

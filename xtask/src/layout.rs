@@ -167,14 +167,8 @@ fn load(chromium: &str, port: u16, page: &str, width: u32) -> Result<String> {
     let profile = std::env::temp_dir().join(format!("xtask-layout-{}", std::process::id()));
     let url = format!("http://127.0.0.1:{port}/__frame?width={width}&page={page}");
     let mut child = Command::new(chromium)
+        .args(testbed::browser::HEADLESS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
             "--hide-scrollbars",
             "--virtual-time-budget=15000",
             "--window-size=1400,1000",
