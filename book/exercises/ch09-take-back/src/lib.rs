@@ -163,6 +163,23 @@ mod tests {
     }
 
     #[test]
+    fn a_read_that_failed_is_an_error_not_a_cancel() {
+        bounded(|| {
+            // A file is no socket: the read fails at once with ENOTSOCK,
+            // before the cancel can stop it.
+            let not_a_socket = std::fs::File::open("/dev/null")?;
+            let mut ring = Ring::new(8)?;
+            let read = ring.recv(0, not_a_socket.as_raw_fd(), vec![0; 64], None)?;
+            let taken = take_back(&mut ring, read, &mut Vec::new());
+            assert!(
+                taken.is_err(),
+                "a read that failed on its own is an error that says why, not a cancelled read: only ECANCELED means the cancel stopped it"
+            );
+            Ok(())
+        });
+    }
+
+    #[test]
     fn other_completions_are_kept_for_their_owners() {
         bounded(|| {
             let (client, _peer) = pair()?;
