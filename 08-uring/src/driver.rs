@@ -6,7 +6,7 @@
 //! system call per socket and per direction. Here the loop makes one
 //! system call per turn, `io_uring_enter`, which both submits every
 //! operation queued since the last turn and sleeps until one completes.
-//! What used to be the loop's `read` is already done when the loop wakes.
+//! What used to be the loop's `read` has already happened by the time the loop wakes.
 //!
 //! Not here: what a lane does with a completion (`lane.rs`).
 
