@@ -48,8 +48,10 @@
 //! descriptor for that moment: it frees it, accepts, answers `503 out of
 //! descriptors`, closes, and takes the spare back (the trick libev's
 //! documentation describes for `accept`). It says so once on stderr per
-//! episode, and counts every connection turned away in
-//! [`ServerStats::out_of_descriptors`].
+//! shortage, and counts every connection turned away in
+//! [`ServerStats::out_of_descriptors`]. `server/spare.rs` tells the rest:
+//! why `accept` fails even with nobody waiting, and why a shortage
+//! flickers.
 //!
 //! # Shutdown
 //!
@@ -77,6 +79,7 @@ mod accept;
 mod histogram;
 mod served;
 mod session;
+mod spare;
 mod stats;
 
 use std::collections::HashMap;

@@ -7,7 +7,7 @@
 //! of connections that ended. It then takes every queued connection and
 //! admits it (a thread of its own), or turns it away with `503`: beyond
 //! `max_conns`, when no thread can be started, or when the process is out
-//! of descriptors (the spare descriptor, [`Spare`]).
+//! of descriptors (the spare descriptor, `spare.rs`).
 //!
 //! # The outage window
 //!
@@ -24,7 +24,6 @@
 //! Not here: what a connection does once admitted (`session.rs`).
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::{self, PipeReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsFd;
@@ -38,7 +37,8 @@ use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::session;
-use super::{BUSY_REASON, CONN_STACK, ConnId, LISTEN_BACKLOG, NO_DESCRIPTORS_REASON, Peer, Shared};
+use super::spare::{Shortage, Spare};
+use super::{BUSY_REASON, CONN_STACK, ConnId, LISTEN_BACKLOG, Peer, Shared};
 
 /// How long the accept thread pauses after an accept error that is not about
 /// one connection and that the spare descriptor could not help with (out
@@ -90,7 +90,7 @@ pub(super) fn accept_loop(listener: TcpListener, wake: PipeReader, shared: Arc<S
                     shared.counters.reset_by_outage();
                 }
                 Ok((stream, _peer)) => {
-                    spare.recovered();
+                    spare.accepted();
                     let id = ConnId(next_id);
                     next_id += 1;
                     if let Some(thread) = admit(&shared, stream, id, &done_tx) {
@@ -105,9 +105,13 @@ pub(super) fn accept_loop(listener: TcpListener, wake: PipeReader, shared: Arc<S
                         io::ErrorKind::ConnectionAborted | io::ErrorKind::Interrupted
                     ) => {}
                 Err(e) if out_of_descriptors(&e) => {
-                    if !spare.turn_away(listener, &shared) {
-                        thread::sleep(ACCEPT_BACKOFF);
-                        break;
+                    match spare.turn_away(listener, &shared.counters) {
+                        Shortage::TurnedAway => {}
+                        Shortage::Drained => break,
+                        Shortage::Stuck => {
+                            thread::sleep(ACCEPT_BACKOFF);
+                            break;
+                        }
                     }
                 }
                 Err(_) => {
@@ -260,72 +264,6 @@ fn out_of_descriptors(error: &io::Error) -> bool {
         error.raw_os_error().map(Errno::from_raw),
         Some(Errno::EMFILE | Errno::ENFILE)
     )
-}
-
-/// A descriptor kept open for the moment there is none left, so the server
-/// can still accept one connection, tell it `503 out of descriptors` and
-/// close it, instead of leaving it in the backlog to wait forever.
-struct Spare {
-    file: Option<File>,
-    /// Whether this episode of running out has been reported on stderr.
-    reported: bool,
-}
-
-/// What the spare descriptor is: any file will do, and `/dev/null` is
-/// always there.
-const SPARE_PATH: &str = "/dev/null";
-
-impl Spare {
-    fn take() -> Spare {
-        Spare {
-            file: File::open(SPARE_PATH).ok(),
-            reported: false,
-        }
-    }
-
-    /// An accept succeeded: descriptors are back, and the next shortage is
-    /// a new episode worth a line.
-    fn recovered(&mut self) {
-        self.reported = false;
-        if self.file.is_none() {
-            self.file = File::open(SPARE_PATH).ok();
-        }
-    }
-
-    /// Out of descriptors: frees the spare, turns one waiting connection
-    /// away with `503`, and takes the spare back. Returns `false` when
-    /// there was no spare to free (someone else took the descriptor).
-    fn turn_away(&mut self, listener: &TcpListener, shared: &Shared) -> bool {
-        if !self.reported {
-            self.reported = true;
-            // Said once per episode: a line per refused client would bury
-            // the one that explains them.
-            eprintln!(
-                "slow-server: out of descriptors ({}): turning connections away with \
-                 `503 {NO_DESCRIPTORS_REASON}` until some close (raise `ulimit -n`, or \
-                 shorten --idle-timeout)",
-                descriptor_limit()
-            );
-        }
-        let Some(file) = self.file.take() else {
-            return false;
-        };
-        drop(file);
-        if let Ok((stream, _)) = listener.accept() {
-            session::refuse(&stream, NO_DESCRIPTORS_REASON);
-            shared.counters.out_of_descriptors();
-        }
-        self.file = File::open(SPARE_PATH).ok();
-        self.file.is_some()
-    }
-}
-
-/// The soft `RLIMIT_NOFILE`, in words, for the out-of-descriptors line.
-fn descriptor_limit() -> String {
-    match rlimit::Resource::NOFILE.get() {
-        Ok((soft, _)) => format!("RLIMIT_NOFILE is {soft}"),
-        Err(_) => "RLIMIT_NOFILE reached".to_owned(),
-    }
 }
 
 /// Starts a thread for a new connection, or turns it away; returns the

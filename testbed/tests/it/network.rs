@@ -222,6 +222,10 @@ fn a_listener_that_cannot_be_held_resets_what_it_accepts_during_the_outage() -> 
 /// enough that the test fills them in milliseconds.
 const LIMIT: u64 = 48;
 
+/// The server's idle timeout in that test: its idle connections hold every
+/// descriptor until it closes them.
+const IDLE: Duration = Duration::from_secs(1);
+
 #[test]
 fn out_of_descriptors_the_server_says_503_and_recovers_by_its_idle_timeout() -> io::Result<()> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_slow-server"));
@@ -232,25 +236,55 @@ fn out_of_descriptors_the_server_says_503_and_recovers_by_its_idle_timeout() -> 
             "--latency",
             "0",
             "--idle-timeout",
-            "500ms",
+            "1s",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut server = limit_descriptors(&mut command, LIMIT).spawn()?;
-    let result = starve_then_recover(&mut server);
+    let starved = starve_then_recover(&mut server);
     let _ = server.kill();
     let output = server.wait_with_output()?;
-    result?;
+    let starved = starved?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     let said = stderr
         .lines()
         .filter(|l| l.contains("out of descriptors"))
         .count();
-    assert_eq!(said, 1, "one line per episode:\n{stderr}");
+    if starved.burst >= IDLE / 2 {
+        // A machine so loaded that the idle timeout could close connections
+        // before the burst was over: the server then served some and ran
+        // out again, a second episode. Only the first is certain.
+        assert!(said >= 1, "the shortage is said:\n{stderr}");
+        eprintln!(
+            "the burst took {:?}: episodes and CPU not checked",
+            starved.burst
+        );
+        return Ok(());
+    }
+    assert_eq!(said, 1, "one line per shortage:\n{stderr}");
+    // Out of descriptors with nobody waiting, `accept` still says `EMFILE`:
+    // a server that retried at once would spin a core until the idle
+    // timeout. It waits in `poll` instead.
+    assert!(
+        starved.cpu < starved.wall / 4,
+        "the starved server used {:?} of CPU in {:?}",
+        starved.cpu,
+        starved.wall
+    );
     Ok(())
 }
 
-fn starve_then_recover(server: &mut std::process::Child) -> io::Result<()> {
+/// What [`starve_then_recover`] saw.
+struct Starved {
+    /// From the first connection of the burst to the `503` on its last.
+    burst: Duration,
+    /// From then until the server served again.
+    wall: Duration,
+    /// The CPU time the server used meanwhile.
+    cpu: Duration,
+}
+
+fn starve_then_recover(server: &mut std::process::Child) -> io::Result<Starved> {
     let mut first = String::new();
     let stdout = server.stdout.as_mut().expect("stdout is piped");
     let mut byte = [0u8; 1];
@@ -267,11 +301,15 @@ fn starve_then_recover(server: &mut std::process::Child) -> io::Result<()> {
     // (far less than the idle timeout): the last ones find no descriptor.
     // All of them stay open here until the end: closing one would give the
     // server a descriptor back before it reached the last.
+    let started = Instant::now();
     let mut burst: Vec<Client> = (0..2 * LIMIT)
         .map(|_| Client::connect(addr))
         .collect::<io::Result<_>>()?;
     let last = burst.last_mut().expect("a burst of connections");
     expect_line(last, "503 out of descriptors");
+    let burst_took = started.elapsed();
+    let starved_at = Instant::now();
+    let cpu_before = cpu_time(server.id());
 
     // The idle connections are closed by the idle timeout (while the burst
     // is still open on this side), and a client that talks is served again.
@@ -280,11 +318,33 @@ fn starve_then_recover(server: &mut std::process::Child) -> io::Result<()> {
         let mut client = Client::connect(addr)?;
         client.send("GET 7 a")?;
         match client.read_line() {
-            Ok(Some(line)) if line == success(7, "a") => return Ok(()),
+            Ok(Some(line)) if line == success(7, "a") => {
+                return Ok(Starved {
+                    burst: burst_took,
+                    wall: starved_at.elapsed(),
+                    cpu: cpu_time(server.id()).saturating_sub(cpu_before),
+                });
+            }
             Ok(Some(line)) if line == "503 out of descriptors" => {}
             other => panic!("expected a reply or a 503, got {other:?}"),
         }
         assert!(Instant::now() < deadline, "the server never recovered");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// The CPU time `pid` has used, user and system, all threads: `stat`'s
+/// fields 14 and 15, counted after the command name (in parentheses, and
+/// it may hold spaces), in clock ticks: `USER_HZ`, which Linux reports as
+/// 100 a second whatever its internal tick rate.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server is running");
+    let fields: Vec<&str> = stat[stat.rfind(')').expect("a command name") + 1..]
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = fields[11..13]
+        .iter()
+        .map(|field| field.parse::<u64>().expect("a tick count"))
+        .sum();
+    Duration::from_millis(ticks * 10)
 }
