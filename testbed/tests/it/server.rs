@@ -379,8 +379,10 @@ fn a_thousand_connections_are_served_in_parallel() -> io::Result<()> {
         expect_line(client, &success(id, "crowd"));
     }
     let elapsed = start.elapsed();
-    // One after the other, 1,000 requests of 50 ms would take 50 s.
-    assert!(elapsed < Duration::from_secs(1), "took {elapsed:?}");
+    // One after the other, 1,000 requests of 50 ms would take 50 s; in
+    // parallel they take about 0.1 s, and about 1 s on a loaded 2-core
+    // machine. A tenth of 50 s proves at least ten at once with room to spare.
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
     let stats = server.stats();
     assert_eq!((stats.peak_conns, stats.requests.get), (CONNS, CONNS));
     Ok(())
@@ -447,6 +449,11 @@ fn stats_count_connections_requests_and_faults() -> io::Result<()> {
     Ok(())
 }
 
+/// How long a prompt shutdown may take: far less than what it cuts short
+/// (a hang, an endless or a 30 s service time), with room for a loaded
+/// machine to join a few threads.
+const PROMPT: Duration = Duration::from_secs(5);
+
 #[test]
 fn shutdown_is_prompt_closes_the_port_and_cuts_hanging_and_idle_connections() -> io::Result<()> {
     let server = SlowServer::spawn(config("0", "hang=1", 1))?;
@@ -460,11 +467,7 @@ fn shutdown_is_prompt_closes_the_port_and_cuts_hanging_and_idle_connections() ->
     });
     let start = Instant::now();
     let stats = server.shutdown();
-    assert!(
-        start.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
     assert_eq!(stats.active, 0);
     expect_closed(&mut hanging);
     expect_closed(&mut idle);
@@ -494,11 +497,7 @@ fn an_endless_service_time_is_abandoned_promptly_at_shutdown() -> io::Result<()>
     });
     let start = Instant::now();
     let stats = server.shutdown();
-    assert!(
-        start.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
     assert_eq!((stats.panics, stats.service.count), (0, 0));
     expect_closed(&mut client);
     Ok(())
@@ -515,11 +514,7 @@ fn drop_stops_the_server_and_closes_the_port() -> io::Result<()> {
     });
     let start = Instant::now();
     drop(server);
-    assert!(
-        start.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        start.elapsed()
-    );
+    assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
     expect_closed(&mut client);
     let refused = TcpStream::connect(addr).map(drop);
     assert_eq!(
