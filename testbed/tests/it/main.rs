@@ -15,5 +15,6 @@ mod network;
 mod page;
 mod replay;
 mod server;
+mod shutdown;
 mod slow_server;
 mod util;

@@ -1,17 +1,15 @@
 //! The slow server through its public API, over loopback: answers, the
-//! request sequence, faults, the connection limit, parallelism, statistics
-//! and shutdown.
+//! request sequence, faults, the connection limit, parallelism and
+//! statistics. Its shutdown is `shutdown.rs`.
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use testbed::faults::Fault;
 use testbed::framing::{FrameError, LineError};
-use testbed::latency::LatencyModel;
 use testbed::protocol::{ItemId, Phase};
-use testbed::server::{Garbage, ServerConfig, SlowServer, TRICKLE_PAUSE, TRICKLE_PIECES};
+use testbed::server::{Garbage, SlowServer, TRICKLE_PAUSE, TRICKLE_PIECES};
 
 use crate::util::{
     Client, config, expect_bad_request, expect_closed, expect_line, server, success, wait_for,
@@ -446,80 +444,5 @@ fn stats_count_connections_requests_and_faults() -> io::Result<()> {
     assert_eq!(stats.service.count, gets + heads + bodies);
     let mean = stats.mean_service_time().expect("requests were served");
     assert!(mean >= Duration::from_millis(1), "{mean:?}");
-    Ok(())
-}
-
-/// How long a prompt shutdown may take: far less than what it cuts short
-/// (a hang, an endless or a 30 s service time), with room for a loaded
-/// machine to join a few threads.
-const PROMPT: Duration = Duration::from_secs(5);
-
-#[test]
-fn shutdown_is_prompt_closes_the_port_and_cuts_hanging_and_idle_connections() -> io::Result<()> {
-    let server = SlowServer::spawn(config("0", "hang=1", 1))?;
-    let addr = server.addr();
-    let mut hanging = Client::connect(addr)?;
-    hanging.send("GET 1 a")?;
-    let mut idle = Client::connect(addr)?;
-    wait_for("the hang and the idle connection", || {
-        let stats = server.stats();
-        stats.faults_of(Fault::Hang) == 1 && stats.accepted == 2
-    });
-    let start = Instant::now();
-    let stats = server.shutdown();
-    assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
-    assert_eq!(stats.active, 0);
-    expect_closed(&mut hanging);
-    expect_closed(&mut idle);
-    let refused = TcpStream::connect(addr).map(drop);
-    assert_eq!(
-        refused.map_err(|e| e.kind()),
-        Err(io::ErrorKind::ConnectionRefused)
-    );
-    Ok(())
-}
-
-#[test]
-fn an_endless_service_time_is_abandoned_promptly_at_shutdown() -> io::Result<()> {
-    // Longer than `Instant` arithmetic allows (adding it would panic): the
-    // server cuts it to MAX_SERVICE_TIME and waits without failing. (No
-    // flag accepts it: built as a library caller could.)
-    let endless = Duration::from_secs(9_300_000_000_000_000_000);
-    let server = SlowServer::spawn(ServerConfig {
-        latency: LatencyModel::Fixed(endless),
-        ..config("1ms", "none", 1)
-    })?;
-    let addr = server.addr();
-    let mut client = Client::connect(addr)?;
-    client.send("GET 1 a")?;
-    wait_for("the request to be in service", || {
-        server.stats().requests.get == 1
-    });
-    let start = Instant::now();
-    let stats = server.shutdown();
-    assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
-    assert_eq!((stats.panics, stats.service.count), (0, 0));
-    expect_closed(&mut client);
-    Ok(())
-}
-
-#[test]
-fn drop_stops_the_server_and_closes_the_port() -> io::Result<()> {
-    let server = server("30s")?;
-    let addr = server.addr();
-    let mut client = Client::connect(addr)?;
-    client.send("GET 1 a")?;
-    wait_for("the request to be in service", || {
-        server.stats().requests.get == 1
-    });
-    let start = Instant::now();
-    drop(server);
-    assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
-    expect_closed(&mut client);
-    let refused = TcpStream::connect(addr).map(drop);
-    assert_eq!(
-        refused.map_err(|e| e.kind()),
-        Err(io::ErrorKind::ConnectionRefused)
-    );
     Ok(())
 }
