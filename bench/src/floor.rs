@@ -105,7 +105,7 @@ impl Stage for Floor {
         let mut done = 0;
         let mut events = Events::with_capacity(EVENTS);
         while done < items.len() {
-            poll.poll(&mut events, None)?;
+            wait(&mut poll, &mut events)?;
             for event in &events {
                 let conn = &mut lanes[event.token().0];
                 // Edge-triggered, one reply due at a time: the read that
@@ -218,4 +218,19 @@ fn check_answer(reply: &[u8], hash: ResultHash, line: &mut Vec<u8>) -> io::Resul
     line.clear();
     write!(line, "200 {hash}")?;
     check(reply, line)
+}
+
+/// Waits for events, and again if the wait was interrupted: `EINTR` means
+/// nothing happened, not that something failed. A signal with a handler is
+/// one cause. The race meets another: after 08-uring's ring is closed, the
+/// kernel queues work to the thread that used it, and that thread's next
+/// wait returns `EINTR` with no signal at all (`strace -f -e
+/// trace=epoll_wait -e signal=all` on `race --only uring,floor --conns 1`).
+fn wait(poll: &mut Poll, events: &mut Events) -> io::Result<()> {
+    loop {
+        match poll.poll(events, None) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
 }

@@ -3,9 +3,14 @@
 //! `hang` with a read timeout, three seeds: nothing lost, nothing wrong,
 //! every failure the one the server injected).
 
+use std::time::Duration;
+
+use bench::floor::Floor;
 use bench::tasks::Tasks;
 use bench::threads::Threads;
+use testbed::cli::Settings;
 use testbed::conformance::{assert_conforms, assert_run_conforms, quick_settings};
+use testbed::latency::LatencyModel;
 
 #[test]
 fn threads_conform() {
@@ -50,4 +55,20 @@ fn one_database_connection_and_a_lane_per_connection() {
             stage.name()
         );
     }
+}
+
+/// A thread that has used io_uring can find a later blocking wait cut short
+/// with `EINTR` (the ring's teardown queues work to it); the race runs the
+/// floor right after the ring, on the same thread. A wait cut short is not
+/// a failure: the floor waits again.
+#[test]
+fn the_floor_waits_again_when_its_wait_is_interrupted() {
+    let settings = Settings {
+        items: 20,
+        conns: 1,
+        latency: LatencyModel::Fixed(Duration::from_millis(2)),
+        ..quick_settings()
+    };
+    assert_run_conforms(&uring::Uring, &settings);
+    assert_run_conforms(&Floor, &settings);
 }
