@@ -2,7 +2,7 @@
 //! (hanging, idle, or in an endless service time), and closing its port.
 
 use std::io;
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use testbed::faults::Fault;
@@ -33,11 +33,7 @@ fn shutdown_is_prompt_closes_the_port_and_cuts_hanging_and_idle_connections() ->
     assert_eq!(stats.active, 0);
     expect_closed(&mut hanging);
     expect_closed(&mut idle);
-    let refused = TcpStream::connect(addr).map(drop);
-    assert_eq!(
-        refused.map_err(|e| e.kind()),
-        Err(io::ErrorKind::ConnectionRefused)
-    );
+    expect_port_closed(addr);
     Ok(())
 }
 
@@ -51,12 +47,7 @@ fn an_endless_service_time_is_abandoned_promptly_at_shutdown() -> io::Result<()>
         latency: LatencyModel::Fixed(endless),
         ..config("1ms", "none", 1)
     })?;
-    let addr = server.addr();
-    let mut client = Client::connect(addr)?;
-    client.send("GET 1 a")?;
-    wait_for("the request to be in service", || {
-        server.stats().requests.get == 1
-    });
+    let mut client = in_service(&server)?;
     let start = Instant::now();
     let stats = server.shutdown();
     assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
@@ -69,19 +60,31 @@ fn an_endless_service_time_is_abandoned_promptly_at_shutdown() -> io::Result<()>
 fn drop_stops_the_server_and_closes_the_port() -> io::Result<()> {
     let server = server("30s")?;
     let addr = server.addr();
-    let mut client = Client::connect(addr)?;
-    client.send("GET 1 a")?;
-    wait_for("the request to be in service", || {
-        server.stats().requests.get == 1
-    });
+    let mut client = in_service(&server)?;
     let start = Instant::now();
     drop(server);
     assert!(start.elapsed() < PROMPT, "{:?}", start.elapsed());
     expect_closed(&mut client);
+    expect_port_closed(addr);
+    Ok(())
+}
+
+/// A client whose request the server has begun to serve.
+fn in_service(server: &SlowServer) -> io::Result<Client> {
+    let mut client = Client::connect(server.addr())?;
+    client.send("GET 1 a")?;
+    wait_for("the request to be in service", || {
+        server.stats().requests.get == 1
+    });
+    Ok(client)
+}
+
+/// Nothing listens on `addr` any more: a connect is refused.
+#[track_caller]
+fn expect_port_closed(addr: SocketAddr) {
     let refused = TcpStream::connect(addr).map(drop);
     assert_eq!(
         refused.map_err(|e| e.kind()),
         Err(io::ErrorKind::ConnectionRefused)
     );
-    Ok(())
 }
