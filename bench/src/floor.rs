@@ -223,9 +223,10 @@ fn check_answer(reply: &[u8], hash: ResultHash, line: &mut Vec<u8>) -> io::Resul
 /// Waits for events, and again if the wait was interrupted: `EINTR` means
 /// nothing happened, not that something failed. A signal with a handler is
 /// one cause. The race meets another: after 08-uring's ring is closed, the
-/// kernel queues work to the thread that used it, and that thread's next
-/// wait returns `EINTR` with no signal at all (`strace -f -e
-/// trace=epoll_wait -e signal=all` on `race --only uring,floor --conns 1`).
+/// thread that used it can find its next wait returning `EINTR` with no
+/// signal at all (`strace -f -e trace=epoll_wait -e signal=all` on `race
+/// --only uring,floor --conns 1` shows it; io_uring notifies a thread of
+/// work for it the way a signal would, which is the likely cause).
 fn wait(poll: &mut Poll, events: &mut Events) -> io::Result<()> {
     loop {
         match poll.poll(events, None) {

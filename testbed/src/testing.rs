@@ -22,8 +22,10 @@ use std::time::{Duration, Instant};
 pub use nix::sys::signal::Signal;
 
 mod hostile;
+mod rows;
 mod script;
 
+pub use rows::rows_on_lanes;
 pub use script::Script;
 
 pub use hostile::{

@@ -423,7 +423,12 @@ impl Regions {
     }
 }
 
+/// Every `.rs` file under `dir`, at any depth, pushed onto `into`; none
+/// if `dir` is not there.
 fn collect_rs(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {

@@ -58,8 +58,8 @@ fn one_database_connection_and_a_lane_per_connection() {
 }
 
 /// A thread that has used io_uring can find a later blocking wait cut short
-/// with `EINTR` (the ring's teardown queues work to it); the race runs the
-/// floor right after the ring, on the same thread. A wait cut short is not
+/// with `EINTR` and no signal; the race runs the floor right after the
+/// ring, on the same thread. A wait cut short is not
 /// a failure: the floor waits again.
 #[test]
 fn the_floor_waits_again_when_its_wait_is_interrupted() {

@@ -4,33 +4,14 @@ use std::time::{Duration, Instant};
 
 use super::draw::{COMMAND_COLUMNS, tick_step, wrap};
 use super::{Service, Timeline, render, render_stack};
-use crate::outcome::{ErrorKind, Failure};
 use crate::report::{Report, RunFacts};
-use crate::store::{Lane, Row};
+use crate::store::Row;
+use crate::testing::rows_on_lanes;
 use crate::workload::items;
 
 fn run(lanes: u32, n: u64) -> (Report, Vec<Row>) {
     let list = items(n as usize, 1);
-    let rows: Vec<Row> = list
-        .iter()
-        .map(|item| {
-            let i = item.id.0;
-            let lane = (i % u64::from(lanes)) as u32;
-            let slot = i / u64::from(lanes);
-            Row {
-                id: item.id,
-                outcome: if i % 7 == 3 {
-                    Err(Failure::new(ErrorKind::Ko, "KO <500>"))
-                } else {
-                    Ok(item.expected_result())
-                },
-                started_us: slot * 10_000,
-                finished_us: slot * 10_000 + 9_000,
-                lane: Lane(lane),
-                db_conn: 1,
-            }
-        })
-        .collect();
+    let rows = rows_on_lanes(&list, lanes);
     let facts = RunFacts {
         concurrency: lanes as usize,
         elapsed: Duration::from_secs(1),

@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use testbed::browser::{self, count, distinct};
-use testbed::outcome::{ErrorKind, Failure};
 use testbed::protocol::Phases;
 use testbed::report::{Report, RunFacts};
-use testbed::store::{Lane, Row};
+use testbed::testing::rows_on_lanes;
 use testbed::timeline::{Service, Timeline, render_page, render_trace};
 use testbed::turns::{LoopTurns, Turn};
 use testbed::workload::items;
@@ -19,24 +18,7 @@ use testbed::workload::items;
 /// three dropped) when `with_loop`.
 fn timeline(with_loop: bool) -> Timeline {
     let list = items(20, 1);
-    let rows: Vec<Row> = list
-        .iter()
-        .map(|item| {
-            let i = item.id.0;
-            Row {
-                id: item.id,
-                outcome: if i % 7 == 3 {
-                    Err(Failure::new(ErrorKind::Ko, "KO <500>"))
-                } else {
-                    Ok(item.expected_result())
-                },
-                started_us: (i / 4) * 10_000,
-                finished_us: (i / 4) * 10_000 + 9_000,
-                lane: Lane((i % 4) as u32),
-                db_conn: 1,
-            }
-        })
-        .collect();
+    let rows = rows_on_lanes(&list, 4);
     let mut facts = RunFacts::new("test", Phases::Two);
     facts.concurrency = 4;
     facts.elapsed = Duration::from_millis(50);

@@ -4,10 +4,11 @@
 //! open"). A bare `assert_eq!` prints two values and leaves the student to
 //! guess what they mean.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Result, bail};
 
+use super::collect_rs;
 use crate::starters::EXERCISES;
 
 /// Fails, naming them, on assertions without a message in the exercises'
@@ -18,7 +19,7 @@ pub fn check(root: &Path) -> Result<()> {
     for entry in std::fs::read_dir(root.join(EXERCISES))? {
         let dir = entry?.path();
         for sub in ["src", "tests"] {
-            rust_files(&dir.join(sub), &mut files)?;
+            collect_rs(&dir.join(sub), &mut files)?;
         }
     }
     files.sort();
@@ -100,21 +101,6 @@ fn arguments(text: &str) -> usize {
         }
     }
     count
-}
-
-fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
-    if !dir.is_dir() {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            rust_files(&path, into)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            into.push(path);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
