@@ -46,8 +46,9 @@
 //! stays in the backlog: without care, the client waits forever for a
 //! server that cannot even tell it no. The accept thread keeps one spare
 //! descriptor for that moment: it frees it, accepts, answers `503 out of
-//! descriptors`, closes, and takes the spare back (the trick libev's
-//! documentation describes for `accept`). It says so once on stderr per
+//! descriptors`, and takes the number back (the trick libev's
+//! documentation describes for `accept`, made safe against the server's
+//! other threads with `dup3`). It says so once on stderr per
 //! shortage, and counts every connection turned away in
 //! [`ServerStats::out_of_descriptors`]. `server/spare.rs` tells the rest:
 //! why `accept` fails even with nobody waiting, and why a shortage

@@ -15,16 +15,18 @@
 use std::io::{self, Read};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use nix::sys::signal::Signal;
 
+mod child;
 mod hostile;
 mod rows;
 mod script;
 
+pub use child::KillOnDrop;
 pub use rows::rows_on_lanes;
 pub use script::Script;
 
@@ -114,7 +116,7 @@ fn running_name(program: &Path) -> String {
 /// A child with its output drained on threads: a child blocked on a full
 /// pipe would otherwise look like a hang.
 struct Running {
-    child: Child,
+    child: KillOnDrop,
     description: String,
     out: JoinHandle<Vec<u8>>,
     err: JoinHandle<Vec<u8>>,
@@ -139,12 +141,13 @@ impl Running {
                 .collect::<Vec<_>>()
         );
         let given = stdout.is_some();
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(stdout.unwrap_or_else(Stdio::piped))
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
+        let mut child = KillOnDrop::spawn(
+            command
+                .stdin(Stdio::null())
+                .stdout(stdout.unwrap_or_else(Stdio::piped))
+                .stderr(Stdio::piped()),
+        )
+        .unwrap_or_else(|e| panic!("cannot start {description}: {e}"));
         let drain = |mut pipe: Box<dyn Read + Send>| {
             std::thread::spawn(move || {
                 let mut buf = Vec::new();

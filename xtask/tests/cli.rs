@@ -6,25 +6,31 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use testbed::testing::KillOnDrop;
+
 /// Generous: a refused command line answers in milliseconds, but a task
 /// that wrongly starts may build the workspace; the test must end anyway.
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// Runs xtask with `args` in `dir`, killing it if it runs past [`LIMIT`].
 fn xtask(dir: &Path, args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("xtask starts");
+    let mut child = KillOnDrop::spawn(
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .expect("xtask starts");
     let started = Instant::now();
     while child.try_wait().expect("xtask can be waited for").is_none() {
         if started.elapsed() > LIMIT {
             let _ = child.kill();
-            let output = child.wait_with_output().expect("killed xtask ends");
+            let output = child
+                .into_inner()
+                .wait_with_output()
+                .expect("killed xtask ends");
             panic!(
                 "xtask {args:?} still ran after {LIMIT:?}: it started a task:\n{}{}",
                 String::from_utf8_lossy(&output.stdout),
@@ -33,7 +39,10 @@ fn xtask(dir: &Path, args: &[&str]) -> Output {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    child.wait_with_output().expect("xtask's output")
+    child
+        .into_inner()
+        .wait_with_output()
+        .expect("xtask's output")
 }
 
 /// An empty folder of its own for one test.

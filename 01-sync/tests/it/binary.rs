@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use testbed::store::{DbTarget, Store};
 use testbed::testing::{
-    Signal, json_report, run_bin, run_bin_interrupted, smoke_run, timeline_of, usage_error,
+    KillOnDrop, Signal, json_report, run_bin, run_bin_interrupted, smoke_run, timeline_of,
+    usage_error,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_01-sync");
@@ -114,12 +115,13 @@ fn writes_a_timeline() {
 #[test]
 fn a_reader_that_stops_early_is_not_a_crash() {
     // `01-sync | head -1`: the pipe's reader is gone before the report.
-    let mut child = Command::new(BIN)
-        .args(["--items", "3", "--latency", "1ms"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
+    let mut child = KillOnDrop::spawn(
+        Command::new(BIN)
+            .args(["--items", "3", "--latency", "1ms"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .expect("the binary starts");
     drop(child.stdout.take());
     let start = Instant::now();
     let status = loop {

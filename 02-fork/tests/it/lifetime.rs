@@ -8,14 +8,14 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use testbed::store::{DbTarget, Store};
-use testbed::testing::json_report;
+use testbed::testing::{KillOnDrop, json_report};
 
 const BIN: &str = env!("CARGO_BIN_EXE_02-fork");
 const DEADLINE: Duration = Duration::from_secs(30);
@@ -28,15 +28,17 @@ const LONG_RUN: [&str; 6] = ["--items", "2000", "--latency", "20ms", "--conns", 
 /// The workers of [`LONG_RUN`].
 const WORKERS: usize = 4;
 
-fn start(args: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(LONG_RUN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts")
+/// Starts a long run, killed however the test ends.
+fn start(args: &[&str]) -> KillOnDrop {
+    KillOnDrop::spawn(
+        Command::new(BIN)
+            .args(LONG_RUN)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .expect("the binary starts")
 }
 
 /// The children of `parent`, as its main thread's `children` file lists
@@ -131,7 +133,7 @@ fn signal(pid: u32, signal: Signal) {
 
 /// Waits for the binary to end and collects its output.
 #[track_caller]
-fn finish(mut child: Child) -> Output {
+fn finish(mut child: KillOnDrop) -> Output {
     let pid = child.id();
     let deadline = Instant::now() + DEADLINE;
     while child.try_wait().expect("waitpid works").is_none() {
@@ -144,7 +146,10 @@ fn finish(mut child: Child) -> Output {
         }
         thread::sleep(Duration::from_millis(5));
     }
-    child.wait_with_output().expect("the output is collected")
+    child
+        .into_inner()
+        .wait_with_output()
+        .expect("the output is collected")
 }
 
 /// Rows in the results file (0 while it has none, or no table yet).

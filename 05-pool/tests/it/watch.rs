@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use testbed::store::{DbTarget, Store};
-use testbed::testing::run_bin;
+use testbed::testing::{KillOnDrop, run_bin};
 
 const BIN: &str = env!("CARGO_BIN_EXE_05-pool");
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -68,14 +68,16 @@ fn q_in_the_live_view_stops_the_run_and_the_database_matches_its_report() {
     );
     // `script` runs the command on a pseudo-terminal and passes our stdin
     // to it as keys (-e: its exit status is the command's).
-    let mut child = Command::new("script")
-        .args(["-qfec", &command, "/dev/null"])
-        .env("TERM", "xterm")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("script runs");
+    // Killed however the test ends (`script` passes the hang-up on).
+    let mut child = KillOnDrop::spawn(
+        Command::new("script")
+            .args(["-qfec", &command, "/dev/null"])
+            .env("TERM", "xterm")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    )
+    .expect("script runs");
     let seen = drain(child.stdout.take().expect("piped"));
     let target = DbTarget::File(db.clone());
     let start = Instant::now();

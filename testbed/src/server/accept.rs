@@ -90,7 +90,10 @@ pub(super) fn accept_loop(listener: TcpListener, wake: PipeReader, shared: Arc<S
                     shared.counters.reset_by_outage();
                 }
                 Ok((stream, _peer)) => {
-                    spare.accepted();
+                    // A spare lost to another thread takes this number back.
+                    let Some(stream) = spare.accepted(stream, &shared.counters) else {
+                        continue;
+                    };
                     let id = ConnId(next_id);
                     next_id += 1;
                     if let Some(thread) = admit(&shared, stream, id, &done_tx) {

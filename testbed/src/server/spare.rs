@@ -3,11 +3,12 @@
 //!
 //! Past `RLIMIT_NOFILE`, `accept` fails with `EMFILE` and leaves the
 //! connection in the backlog, where its client would wait forever. So the
-//! accept thread keeps one descriptor open on `/dev/null` for that moment:
-//! it closes it, accepts one connection into the freed slot, answers
-//! `503 out of descriptors`, closes that, and opens the spare again.
+//! accept thread keeps one descriptor free for that moment, a copy of
+//! `/dev/null` (the *slot*): it closes it, accepts one connection into the
+//! freed number, answers `503 out of descriptors`, and makes that number
+//! the slot again.
 //!
-//! Two things make this subtler than it looks:
+//! Three things make this subtler than it looks:
 //!
 //! - **`accept` fails with `EMFILE` even when nobody is waiting.** Linux
 //!   reserves the new descriptor before it looks at the backlog. Once the
@@ -15,23 +16,40 @@
 //!   back to `poll` and wait for the next client; retrying at once would
 //!   spin a core for as long as the shortage lasts ([`Shortage::Drained`]).
 //! - **Other threads take descriptors too.** Any thread of the process may
-//!   open a file of its own for a moment (with `strace -f -e trace=openat`
-//!   on a starved `slow-server`, a connection thread can be seen reading
-//!   `/sys/devices/system/cpu/online` for the C library). If that happens
-//!   between closing the spare and opening it again, the spare is lost
-//!   until an accept succeeds ([`Spare::accepted`]) or the next shortage
-//!   finds the descriptor free again. And the shortage itself flickers:
-//!   one accept fails, the thread closes its file, the next succeeds.
+//!   open a file of its own for a moment: with `strace -f -e trace=openat`
+//!   on a starved `slow-server`, new connection threads are seen reading
+//!   `/sys/devices/system/cpu/online` (the C library's `malloc`, sizing
+//!   its arenas on a thread's first allocation). A descriptor number that
+//!   is free for a moment can go to such a thread. So the refused socket
+//!   is never closed and the slot opened again, two calls with a free
+//!   number between them: `dup3` puts a copy of `/dev/null` over the
+//!   socket's number in one call, which closes the socket and keeps the
+//!   number ([`Spare::keep`]). That is why the spare is two descriptors,
+//!   the slot and the `/dev/null` it is copied from.
+//! - **The one free moment left can still be lost**, between closing the
+//!   slot and the `accept` that uses it. Then the slot is gone until the
+//!   next accept succeeds, and that connection pays for it: it is turned
+//!   away and its number becomes the slot ([`Spare::accepted`]). Admitting
+//!   it instead would leave the server without a slot for the rest of the
+//!   shortage, so that every later client waits in the backlog, silent,
+//!   until some connection closes, and is then admitted: a client that
+//!   should have read `503` reads nothing at all.
 //!
-//! So a shortage is said on stderr once, and not again until a whole
-//! [`QUIET`] has passed without turning anyone away: a line per refused
-//! client, or per flicker, would bury the one that explains them.
+//! And the shortage itself flickers: one accept fails, a thread closes its
+//! file, the next succeeds. So a shortage is said on stderr once, and not
+//! again until a whole [`QUIET`] has passed without turning anyone away: a
+//! line per refused client, or per flicker, would bury the one that
+//! explains them.
 
 use std::fs::File;
 use std::io;
-use std::net::TcpListener;
+use std::net::{TcpListener, TcpStream};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::time::{Duration, Instant};
+
+use nix::fcntl::OFlag;
+use nix::unistd::dup3;
 
 use super::NO_DESCRIPTORS_REASON;
 use super::session;
@@ -45,12 +63,16 @@ const SPARE_PATH: &str = "/dev/null";
 /// new shortage is said again.
 pub(super) const QUIET: Duration = Duration::from_secs(1);
 
-/// A descriptor kept open for the moment there is none left.
+/// A descriptor kept free for the moment there is none left.
 pub(super) struct Spare {
     /// What to open as the spare: [`SPARE_PATH`], or in tests a path that
-    /// cannot be opened, to play a descriptor taken by another thread.
+    /// cannot be opened, to play a server that never had a spare.
     path: &'static Path,
-    file: Option<File>,
+    /// The file every slot is a copy of, open for the server's life.
+    source: Option<File>,
+    /// The descriptor number given up for one accept when there is no
+    /// other: `None` while it is lost to another thread.
+    slot: Option<OwnedFd>,
     /// When the last connection was turned away (or found none to turn
     /// away), to say each shortage once.
     last_refusal: Option<Instant>,
@@ -64,7 +86,7 @@ pub(super) enum Shortage {
     TurnedAway,
     /// Nobody was waiting: go back to `poll` until a client comes.
     Drained,
-    /// There is no spare to free, or the accept failed for want of
+    /// There is no slot to free, or the accept failed for want of
     /// something else (memory): pause before trying again.
     Stuck,
 }
@@ -76,19 +98,52 @@ impl Spare {
     }
 
     fn at(path: &'static Path) -> Spare {
-        Spare {
+        let mut spare = Spare {
             path,
-            file: File::open(path).ok(),
+            source: File::open(path).ok(),
+            slot: None,
             last_refusal: None,
+        };
+        spare.slot = spare.copy();
+        spare
+    }
+
+    /// A new slot, copied from the source (opened now if it could not be
+    /// before). Fails when no descriptor is free.
+    fn copy(&mut self) -> Option<OwnedFd> {
+        if self.source.is_none() {
+            self.source = File::open(self.path).ok();
+        }
+        let source = self.source.as_ref()?;
+        source.try_clone().ok().map(OwnedFd::from)
+    }
+
+    /// Makes a turned-away connection's descriptor number the slot, in one
+    /// `dup3` (see the module's documentation for why not close and open).
+    fn keep(&mut self, stream: TcpStream) {
+        let mut number = OwnedFd::from(stream);
+        if let Some(source) = &self.source
+            && dup3(source, &mut number, OFlag::O_CLOEXEC).is_ok()
+        {
+            self.slot = Some(number);
         }
     }
 
-    /// An accept succeeded: if another thread had taken the spare's slot,
-    /// a descriptor may be free for it again.
-    pub(super) fn accepted(&mut self) {
-        if self.file.is_none() {
-            self.file = File::open(self.path).ok();
+    /// An accept succeeded: the stream to admit, or `None` if the slot had
+    /// been lost and this connection was turned away to win it back.
+    pub(super) fn accepted(&mut self, stream: TcpStream, counters: &Counters) -> Option<TcpStream> {
+        if self.slot.is_some() {
+            return Some(stream);
         }
+        // Never had a spare (the process started at its limit): nothing to
+        // win back, and turning everyone away would serve nobody.
+        if self.source.is_none() && self.copy().is_none() {
+            return Some(stream);
+        }
+        session::refuse(&stream, NO_DESCRIPTORS_REASON);
+        counters.out_of_descriptors();
+        self.keep(stream);
+        None
     }
 
     /// Whether a shortage at `now` is a new one, worth a line: the first,
@@ -101,8 +156,8 @@ impl Spare {
         new
     }
 
-    /// Out of descriptors: frees the spare, turns one waiting connection
-    /// away with `503`, and takes the spare back.
+    /// Out of descriptors: frees the slot, turns one waiting connection
+    /// away with `503`, and makes its number the slot again.
     pub(super) fn turn_away(&mut self, listener: &TcpListener, counters: &Counters) -> Shortage {
         if self.is_new_shortage(Instant::now()) {
             eprintln!(
@@ -112,15 +167,16 @@ impl Spare {
                 descriptor_limit()
             );
         }
-        // A spare lost to another thread may be free again by now.
-        let Some(file) = self.file.take().or_else(|| File::open(self.path).ok()) else {
+        // A slot lost to another thread may be free again by now.
+        let Some(slot) = self.slot.take().or_else(|| self.copy()) else {
             return Shortage::Stuck;
         };
-        drop(file);
+        drop(slot);
         let shortage = match listener.accept() {
             Ok((stream, _)) => {
                 session::refuse(&stream, NO_DESCRIPTORS_REASON);
                 counters.out_of_descriptors();
+                self.keep(stream);
                 Shortage::TurnedAway
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => Shortage::Drained,
@@ -134,10 +190,12 @@ impl Spare {
             }
             Err(_) => Shortage::Stuck,
         };
-        // The stream is closed: its slot is the spare's again, unless
-        // another thread has just taken it (then `accepted` or the next
-        // `turn_away` tries again).
-        self.file = File::open(self.path).ok();
+        // Nothing was accepted into the freed number (or `dup3` failed): it
+        // is free, unless another thread has just taken it; then the next
+        // accept wins it back (`accepted`).
+        if self.slot.is_none() {
+            self.slot = self.copy();
+        }
         shortage
     }
 }
@@ -153,7 +211,7 @@ fn descriptor_limit() -> String {
 #[cfg(test)]
 mod tests {
     use std::io::{BufRead, BufReader};
-    use std::net::TcpStream;
+    use std::os::fd::AsRawFd;
 
     use super::*;
 
@@ -163,6 +221,15 @@ mod tests {
         listener
     }
 
+    fn read_line(client: TcpStream) -> String {
+        client
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(client).read_line(&mut line).unwrap();
+        line
+    }
+
     #[test]
     fn a_waiting_client_is_answered_503_and_counted() {
         let listener = listener();
@@ -170,11 +237,31 @@ mod tests {
         let counters = Counters::default();
         let mut spare = Spare::take();
         assert_eq!(spare.turn_away(&listener, &counters), Shortage::TurnedAway);
-        let mut line = String::new();
-        BufReader::new(client).read_line(&mut line).unwrap();
-        assert_eq!(line, "503 out of descriptors\n");
+        assert_eq!(read_line(client), "503 out of descriptors\n");
         assert_eq!(counters.snapshot().out_of_descriptors, 1);
-        assert!(spare.file.is_some(), "the spare is taken back");
+        assert!(spare.slot.is_some(), "the slot is taken back");
+    }
+
+    /// The refused socket's number becomes the slot in one call: no moment
+    /// when another thread could take it.
+    #[test]
+    fn the_refused_connections_number_becomes_the_slot() {
+        let listener = listener();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let mut spare = Spare::take();
+        let (stream, _) = loop {
+            match listener.accept() {
+                Ok(accepted) => break accepted,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::yield_now(),
+                Err(e) => panic!("accept: {e}"),
+            }
+        };
+        let number = stream.as_raw_fd();
+        spare.slot = None;
+        assert!(spare.accepted(stream, &Counters::default()).is_none());
+        let slot = spare.slot.as_ref().expect("the slot is back");
+        assert_eq!(slot.as_raw_fd(), number, "in the refused socket's number");
+        assert_eq!(read_line(client), "503 out of descriptors\n");
     }
 
     /// `accept` says `EMFILE` with nobody waiting: the accept thread must
@@ -184,31 +271,39 @@ mod tests {
         let mut spare = Spare::take();
         let shortage = spare.turn_away(&listener(), &Counters::default());
         assert_eq!(shortage, Shortage::Drained);
+        assert!(spare.slot.is_some(), "the slot is taken back");
     }
 
-    /// Another thread took the spare's slot: the next shortage finds it
-    /// free again, or the next accept does.
+    /// Another thread took the slot: the next accept wins it back by
+    /// turning its connection away; the one after is admitted.
     #[test]
-    fn a_spare_lost_to_another_thread_is_taken_back() {
-        let mut spare = Spare::take();
-        spare.file = None;
-        spare.accepted();
-        assert!(spare.file.is_some(), "taken back by an accept");
-
+    fn a_slot_lost_to_another_thread_is_won_back_by_the_next_accept() {
         let listener = listener();
-        let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        spare.file = None;
-        assert_eq!(
-            spare.turn_away(&listener, &Counters::default()),
-            Shortage::TurnedAway
-        );
-        assert!(spare.file.is_some(), "taken back by the next shortage");
+        let addr = listener.local_addr().unwrap();
+        let counters = Counters::default();
+        let mut spare = Spare::take();
+        spare.slot = None;
+        let first = TcpStream::connect(addr).unwrap();
+        let accept = || loop {
+            match listener.accept() {
+                Ok((stream, _)) => break stream,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => std::thread::yield_now(),
+                Err(e) => panic!("accept: {e}"),
+            }
+        };
+        assert!(spare.accepted(accept(), &counters).is_none(), "turned away");
+        assert_eq!(read_line(first), "503 out of descriptors\n");
+        assert!(spare.slot.is_some(), "won back");
+        let _second = TcpStream::connect(addr).unwrap();
+        assert!(spare.accepted(accept(), &counters).is_some(), "admitted");
+        assert_eq!(counters.snapshot().out_of_descriptors, 1);
 
-        let mut spare = Spare::at(Path::new("/nonexistent/spare"));
-        assert_eq!(
-            spare.turn_away(&listener, &Counters::default()),
-            Shortage::Stuck
-        );
+        // A server that never had a spare admits everyone, and a shortage
+        // leaves it stuck rather than spinning.
+        let mut none = Spare::at(Path::new("/nonexistent/spare"));
+        let _third = TcpStream::connect(addr).unwrap();
+        assert!(none.accepted(accept(), &counters).is_some());
+        assert_eq!(none.turn_away(&listener, &counters), Shortage::Stuck);
     }
 
     /// A shortage that flickers (a refusal, an accept, a refusal) is said

@@ -18,7 +18,7 @@ use testbed::framing::LineError;
 use testbed::outage::Outage;
 use testbed::protocol::{ItemId, Phase};
 use testbed::server::{ServerConfig, SlowServer};
-use testbed::testing::limit_descriptors;
+use testbed::testing::{KillOnDrop, limit_descriptors};
 
 use crate::util::{Client, IO_TIMEOUT, config, expect_closed, expect_line, success, wait_for};
 
@@ -240,10 +240,11 @@ fn out_of_descriptors_the_server_says_503_and_recovers_by_its_idle_timeout() -> 
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut server = limit_descriptors(&mut command, LIMIT).spawn()?;
+    // Killed however the test ends, a failed assertion included.
+    let mut server = KillOnDrop::spawn(limit_descriptors(&mut command, LIMIT))?;
     let starved = starve_then_recover(&mut server);
     let _ = server.kill();
-    let output = server.wait_with_output()?;
+    let output = server.into_inner().wait_with_output()?;
     let starved = starved?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     let said = stderr

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
+use testbed::testing::KillOnDrop;
 
 use crate::util::{Client, IO_TIMEOUT, expect_line, success};
 
@@ -40,16 +41,14 @@ fn a_bad_flag_gets_one_line_naming_the_accepted_forms_and_status_2() -> io::Resu
 #[test]
 fn serves_until_a_signal_then_prints_its_statistics() -> io::Result<()> {
     for signal in [Signal::SIGINT, Signal::SIGTERM] {
-        let mut server = slow_server()
-            .args(["--listen", "127.0.0.1:0", "--latency", "1ms", "--seed", "9"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()?;
-        let result = talk_then_stop(&mut server, signal);
-        // Whatever happened, leave no process behind.
-        let _ = server.kill();
-        let _ = server.wait();
-        result?;
+        // Whatever happens, the guard leaves no process behind.
+        let mut server = KillOnDrop::spawn(
+            slow_server()
+                .args(["--listen", "127.0.0.1:0", "--latency", "1ms", "--seed", "9"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )?;
+        talk_then_stop(&mut server, signal)?;
     }
     Ok(())
 }
