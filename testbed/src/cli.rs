@@ -21,6 +21,10 @@ use std::time::Duration;
 
 use clap::{Args, Parser};
 
+mod output;
+
+pub use output::{STACK_ENDINGS, TIMELINE_ENDINGS, check_output};
+
 use crate::duration::{DURATION_FORMS, parse_duration};
 use crate::faults::FaultPlan;
 use crate::latency::LatencyModel;
@@ -118,9 +122,10 @@ pub struct Settings {
     #[arg(long)]
     pub json: bool,
 
-    /// Write an SVG timeline of the run: one lane per connection (a path
-    /// ending in .html gets an interactive page, .trace.json Chrome's trace
-    /// format, .json the timeline's data, for stack-timelines).
+    /// Write the run's timeline, one lane per connection: a path ending
+    /// in .svg gets a picture, .html an interactive page, .trace.json
+    /// Chrome's trace format, .json the timeline's data, for
+    /// stack-timelines.
     #[arg(long, value_name = "PATH")]
     pub timeline: Option<PathBuf>,
 

@@ -24,6 +24,12 @@
 //! run's id into it and remembers whose results it replaced
 //! ([`Store::replaced`], `store/run.rs`).
 //!
+//! A file is this program's only if it carries its mark (`PRAGMA
+//! application_id`, set when the file is made, [`mark::APPLICATION_ID`]):
+//! any other existing file is refused before SQLite opens it
+//! ([`StoreError::Foreign`], `store/mark.rs`), so `--db` never replaces
+//! another program's tables.
+//!
 //! # In memory or in a file
 //!
 //! [`DbTarget::memory`] is a named, shared-cache in-memory database: it lives
@@ -34,6 +40,7 @@
 //! once on upgrade, whatever the busy timeout; an immediate one waits.
 
 mod lock;
+pub mod mark;
 mod replay;
 mod run;
 mod turns;
@@ -138,6 +145,14 @@ pub enum StoreError {
         id: i64,
         /// What did not decode.
         why: String,
+    },
+    /// The file is not this program's: it was left untouched (`store/mark.rs`).
+    #[error("{} {why}", path.display())]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// Whose it seems to be.
+        why: mark::Foreign,
     },
     /// SQLite itself failed.
     #[error("results database: {0}")]
@@ -265,7 +280,16 @@ impl Store {
         let conn = match target {
             DbTarget::Memory(uri) => Connection::open(uri)?,
             DbTarget::File(path) => {
+                // Someone else's file is refused before SQLite opens it.
+                let owner = mark::owner(path).map_err(|why| StoreError::Foreign {
+                    path: path.clone(),
+                    why,
+                })?;
                 let conn = Connection::open(path)?;
+                if owner == mark::Owner::New {
+                    // Before WAL: the mark goes into the file itself.
+                    conn.pragma_update(None, "application_id", mark::APPLICATION_ID)?;
+                }
                 // WAL lets readers and one writer work at once; NORMAL syncs
                 // at checkpoints, not at every commit (results can be redone).
                 let mode: String =

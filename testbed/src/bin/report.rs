@@ -16,8 +16,8 @@
 //! The file is only read: it is opened read-only (`testbed::store::Store::
 //! open_read_only`), and a run still writing it (which holds its lock) is
 //! waited for by no one: `report` says so and exits 2, as it does for a
-//! missing file, a file that is not a SQLite database, or one that holds no
-//! run.
+//! missing file, a file this program did not make (`testbed::store::mark`),
+//! or one that holds no run.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -25,9 +25,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use testbed::cli::{parse_or_exit, usage_error};
+use testbed::cli::{
+    TIMELINE_ENDINGS, check_output, parse_or_exit, print_or_report, same_file, usage_error,
+};
 use testbed::report::Report;
-use testbed::store::{Row, Store};
+use testbed::store::{Row, Store, mark};
 use testbed::timeline::{Timeline, render_for, reread};
 
 /// Rereads a recorded run: its verified report, and its timeline.
@@ -39,12 +41,13 @@ struct Args {
     db: PathBuf,
 
     /// The run expected in the file (its id, printed in a later run's
-    /// notes); refused if the file holds another.
-    #[arg(long, value_name = "ID")]
+    /// notes); refused if the file holds another. Any text is an id to
+    /// compare, `-1` too, rather than a flag clap does not know.
+    #[arg(long, value_name = "ID", allow_hyphen_values = true)]
     run: Option<String>,
 
-    /// Writes the run's timeline: `.html` a page, `.trace.json` Chrome's
-    /// trace format, `.json` its data, else an SVG.
+    /// Writes the run's timeline: `.svg` a picture, `.html` a page,
+    /// `.trace.json` Chrome's trace format, `.json` its data.
     #[arg(long, value_name = "PATH")]
     timeline: Option<PathBuf>,
 
@@ -55,15 +58,22 @@ struct Args {
 
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
+    if let Err(message) = check_paths(&args) {
+        return usage_error(&message);
+    }
     let (timeline, verdict) = match open(&args.db, args.run.as_deref()) {
         Ok(found) => found,
         Err(message) => return usage_error(&message),
     };
     let report = &timeline.report;
-    if args.json {
-        println!("{}", report.to_json());
+    let text = if args.json {
+        format!("{}\n", report.to_json())
     } else {
-        print!("{report}");
+        report.to_string()
+    };
+    // A full or closed stdout is handled as every binary handles it.
+    if let Err(status) = print_or_report(&text) {
+        return status;
     }
     if let Some(path) = &args.timeline
         && let Err(e) = std::fs::write(path, render_for(path, &timeline, None))
@@ -82,6 +92,25 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Refuses, before anything is read or written, a `--db` that is not
+/// this program's results file, and a `--timeline` that is the database
+/// itself (it would be overwritten), not a regular file or a new path,
+/// or has an ending that names no format.
+fn check_paths(args: &Args) -> Result<(), String> {
+    mark::check(&args.db)?;
+    let Some(timeline) = &args.timeline else {
+        return Ok(());
+    };
+    if same_file(&args.db, timeline) {
+        return Err(format!(
+            "--db and --timeline are the same file ({}): the timeline would overwrite the \
+             results; give them different paths",
+            timeline.display()
+        ));
+    }
+    check_output("--timeline", timeline, TIMELINE_ENDINGS)
 }
 
 /// The run in `db` as a timeline, and whether its rows still agree with its

@@ -20,15 +20,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use testbed::cli::{parse_or_exit, same_file, usage_error};
+use testbed::cli::{STACK_ENDINGS, check_output, parse_or_exit, same_file, usage_error};
 use testbed::timeline::{Timeline, render_page, render_stack};
 
 /// Draws several `--timeline run.json` files on one time axis.
 #[derive(Parser)]
 #[command(name = "stack-timelines", version)]
 struct Args {
-    /// Where to write the SVG, or with a name that ends in `.html`, the
-    /// interactive page.
+    /// Where to write: a name ending in `.svg` the picture, in `.html`
+    /// the interactive page.
     #[arg(long, value_name = "PATH")]
     out: PathBuf,
 
@@ -62,6 +62,11 @@ fn main() -> ExitCode {
              picture elsewhere (e.g. --out stack.svg)",
             args.out.display()
         ));
+    }
+    // A FIFO would wait for a reader for ever, a device swallow the picture;
+    // an unknown ending would get an SVG it did not ask for.
+    if let Err(message) = check_output("--out", &args.out, STACK_ENDINGS) {
+        return usage_error(&message);
     }
     let mut timelines = Vec::new();
     for (path, label) in runs {

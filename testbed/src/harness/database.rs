@@ -113,6 +113,9 @@ impl Results {
 /// yet, and a different `--db` fixes it.
 fn unusable(path: &Path, error: StoreError) -> HarnessError {
     use rusqlite::ErrorCode;
+    if let StoreError::Foreign { why, .. } = &error {
+        return HarnessError::Usage(crate::store::mark::refusal(path, why));
+    }
     let path = path.display();
     let StoreError::Sqlite(sqlite) = &error else {
         return error.into();

@@ -10,7 +10,8 @@
 //!   that server decides;
 //! - the descriptors the run needs fit `RLIMIT_NOFILE`
 //!   ([`crate::limits`]);
-//! - `--db` is a regular file (or none yet), not the `--timeline` file,
+//! - `--db` is a regular file (or none yet) that this program made
+//!   (`store/mark.rs`), not the `--timeline` file,
 //!   the timeline's file can be written, and no other run holds the
 //!   database ([`DbLock`]).
 //!
@@ -20,16 +21,14 @@
 //!
 //! Not here: running anything (`harness.rs`).
 
-use std::fs::OpenOptions;
-use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::cli::{Settings, same_file};
+use crate::cli::{Settings, TIMELINE_ENDINGS, check_output, same_file};
 use crate::duration::format_duration;
 use crate::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
 use crate::stage::{ReadTimeoutSupport, Stage};
-use crate::store::{DbLock, LockError};
+use crate::store::{DbLock, LockError, mark};
 
 use super::HarnessError;
 
@@ -171,49 +170,13 @@ fn check_paths(settings: &Settings) -> Result<(), HarnessError> {
             timeline.display()
         )));
     }
-    writable(timeline).map_err(|e| {
-        HarnessError::Usage(format!(
-            "cannot write the timeline {}: {e}",
-            timeline.display()
-        ))
-    })
+    check_output("--timeline", timeline, TIMELINE_ENDINGS).map_err(HarnessError::Usage)
 }
 
-/// `--db` names a regular file, or none yet: SQLite keeps a database in a
-/// file and a journal beside it. A device took the whole run and then
-/// failed cryptically (`/dev/null`: "disk I/O error"; `/dev/full`:
-/// "database or disk is full"), and left a journal file in `/dev`.
+/// `--db` names a regular file this program made, or none yet
+/// ([`mark::check`]).
 fn check_db(db: &Path) -> Result<(), HarnessError> {
-    let Ok(meta) = std::fs::metadata(db) else {
-        return Ok(()); // A new file; whether it can be made, the lock finds out.
-    };
-    let kind = if meta.is_dir() {
-        "a directory"
-    } else if meta.is_file() {
-        return Ok(());
-    } else {
-        "a device or other special file"
-    };
-    Err(HarnessError::Usage(format!(
-        "--db {}: {kind}, not a file; the results are an SQLite database, which lives in a \
-         regular file: give a file's path, e.g. --db results.db",
-        db.display()
-    )))
-}
-
-/// Opens `path` for writing without changing it; a file made for the probe
-/// is removed again, so a run that fails later leaves nothing behind.
-fn writable(path: &Path) -> io::Result<()> {
-    let existed = path.exists();
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)?;
-    if !existed {
-        std::fs::remove_file(path)?;
-    }
-    Ok(())
+    mark::check(db).map(drop).map_err(HarnessError::Usage)
 }
 
 /// A warning for a stage whose workers are processes, when there are more

@@ -14,7 +14,13 @@
 //!   exits 1;
 //! - a stage whose external server goes away mid-run exits 1 with a
 //!   `problem:` and no efficiency (it once exited 0 with `efficiency
-//!   89.2%`).
+//!   89.2%`);
+//! - `--db` naming another program's SQLite file is refused, and the file
+//!   is left byte for byte as it was, with no `-wal` or `-shm` beside it
+//!   (a run once replaced a foreign `run` table and exited 0);
+//! - an output (`--timeline`, `--out`) that is a FIFO, a directory, or
+//!   has an ending that names no format is refused before the run (a FIFO
+//!   once hung a run for ever; `run.png` silently got an SVG).
 //!
 //! [`assert_stage_survives_hostile_use`] is all of it for one stage binary.
 
@@ -112,7 +118,98 @@ pub fn assert_stage_survives_hostile_use(
     let run = ["--items", "5", "--latency", "1ms"];
     assert_quiet_on_closed_stdout(program, &run, 0, deadline);
     assert_full_stdout_reported(program, &run, deadline);
+    assert_foreign_db_untouched(program, &run, deadline);
+    assert_unusable_outputs_refused(program, &run, "--timeline", deadline);
     assert_gone_server_is_a_problem(program, deadline);
+}
+
+/// Runs `program` with `args` and `--db` naming files another program
+/// made: a database with a `run(owner, budget)` table, one with an
+/// `outcomes(name, score)` table (both names a results database uses
+/// too), and a text file. Each is refused with status 2 in one line, and
+/// left as it was: the same bytes, nothing made beside it.
+#[track_caller]
+pub fn assert_foreign_db_untouched(program: impl AsRef<Path>, args: &[&str], deadline: Duration) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let foreign = [
+        (
+            "app.db",
+            "CREATE TABLE run (owner TEXT, budget INT); INSERT INTO run VALUES ('acme', 1000);",
+        ),
+        (
+            "scores.db",
+            "PRAGMA journal_mode = WAL; CREATE TABLE outcomes (name TEXT, score INT); \
+             INSERT INTO outcomes VALUES ('ada', 3);",
+        ),
+    ];
+    let mut files = Vec::new();
+    for (name, sql) in foreign {
+        let path = dir.path().join(name);
+        let conn = rusqlite::Connection::open(&path).expect("a foreign database");
+        conn.execute_batch(sql).expect("its tables");
+        drop(conn);
+        files.push(path);
+    }
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "not a database\n").expect("a text file");
+    files.push(notes);
+    for path in &files {
+        let before = std::fs::read(path).expect("the file");
+        let path_arg = path.to_string_lossy().into_owned();
+        let mut with_db = args.to_vec();
+        with_db.extend(["--db", &path_arg]);
+        let line = usage_error(program.as_ref(), &with_db, deadline);
+        assert!(line.contains("left untouched"), "{path_arg}: {line}");
+        let after = std::fs::read(path).expect("the file is still there");
+        assert!(before == after, "{path_arg}: its bytes changed");
+    }
+    let mut beside: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("the directory")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    beside.sort();
+    assert_eq!(
+        beside,
+        ["app.db", "notes.txt", "scores.db"],
+        "nothing beside"
+    );
+}
+
+/// Runs `program` with `args` and `flag` (an output: `--timeline`,
+/// `--out`) naming a FIFO, a directory, and names with an unknown or
+/// upper-case ending: each is refused with status 2 in one line before
+/// anything runs. The FIFO has no reader: a program that opened it would
+/// wait for ever, so `deadline` bounds the test.
+#[track_caller]
+pub fn assert_unusable_outputs_refused(
+    program: impl AsRef<Path>,
+    args: &[&str],
+    flag: &str,
+    deadline: Duration,
+) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let fifo = dir.path().join("f.html");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("a FIFO");
+    let folder = dir.path().join("d.svg");
+    std::fs::create_dir(&folder).expect("a directory");
+    let cases = [
+        (fifo, "FIFO"),
+        (folder, "a directory"),
+        (dir.path().join("run.HTML"), ".svg"),
+        (dir.path().join("run.png"), ".svg"),
+    ];
+    for (path, words) in cases {
+        let path_arg = path.to_string_lossy().into_owned();
+        let mut with_output = args.to_vec();
+        with_output.extend([flag, &path_arg]);
+        let line = usage_error(program.as_ref(), &with_output, deadline);
+        assert!(line.contains(words), "{flag} {path_arg}: {line}");
+    }
 }
 
 /// Runs `program` with every duration flag at the longest accepted

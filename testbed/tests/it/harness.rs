@@ -175,7 +175,7 @@ fn a_timeline_that_cannot_be_written_is_refused_before_the_run() {
         timeline: Some("/nonexistent/dir/timeline.svg".into()),
         ..quick(None)
     };
-    assert!(refused(&settings).contains("cannot write the timeline"));
+    assert!(refused(&settings).contains("cannot be written"));
 }
 
 #[test]
@@ -267,7 +267,7 @@ fn a_results_file_that_cannot_be_a_database_is_refused_before_the_run() {
     let text = dir.path().join("notes.txt");
     std::fs::write(&text, "not a database").expect("a text file");
     for (path, words) in [
-        (foreign.as_path(), "did not write"),
+        (foreign.as_path(), "did not make"),
         (text.as_path(), "not an SQLite database"),
         // Like /dev/null and /dev/full, which once failed with "disk I/O
         // error" or "database or disk is full" (and left a journal in /dev).

@@ -80,7 +80,7 @@ fn missing_corrupt_foreign_and_locked_files_are_refused_in_one_line() {
     std::fs::write(path("corrupt.db"), [0x5a; 4096]).unwrap();
     assert_refused(
         &report(&["--db", &arg(&path("corrupt.db"))]),
-        "not a results database",
+        "not an SQLite database",
     );
 
     let foreign = rusqlite::Connection::open(path("foreign.db")).unwrap();
@@ -90,7 +90,7 @@ fn missing_corrupt_foreign_and_locked_files_are_refused_in_one_line() {
     drop(foreign);
     assert_refused(
         &report(&["--db", &arg(&path("foreign.db"))]),
-        "not a results database",
+        "did not make",
     );
 
     // A run holds an exclusive lock on its file for its whole life.
