@@ -124,6 +124,9 @@ pub struct RunFacts {
     /// When the embedded server was down (`--outage`), from the run's
     /// epoch.
     pub outage: Option<(Duration, Duration)>,
+    /// The read timeout the run used, if any: a run whose every item
+    /// timed out under it is the timeout's doing, not the server's.
+    pub read_timeout: Option<Duration>,
 }
 
 impl RunFacts {
@@ -147,6 +150,7 @@ impl RunFacts {
             external_server: false,
             server_died: None,
             outage: None,
+            read_timeout: None,
         }
     }
 }
@@ -330,11 +334,31 @@ impl Report {
         if report.reached_no_server() {
             // Failing fast against nothing is not efficiency (see `rates`).
             report.efficiency = None;
-            report.problems.push(format!(
-                "no item reached a working SLOW/1 server ({}): check that a slow-server \
-                 listens there, and has room for this run",
-                kinds(&report.errors)
-            ));
+            let only_timeouts = report.errors.keys().all(|kind| kind == "timeout");
+            report.problems.push(match facts.read_timeout {
+                // A server that takes longer than the timeout to answer is
+                // not broken: the timeout is too short for it.
+                Some(limit) if only_timeouts => format!(
+                    "no item got its reply within --read-timeout {} ({}): {}; give a longer \
+                     --read-timeout",
+                    crate::duration::format_duration(limit),
+                    kinds(&report.errors),
+                    if facts.external_server {
+                        "the server answers more slowly than that, or not at all".to_owned()
+                    } else {
+                        format!(
+                            "the embedded server answers more slowly than that (its service \
+                             time is {} per line)",
+                            crate::duration::format_duration(facts.mean_service)
+                        )
+                    }
+                ),
+                _ => format!(
+                    "no item reached a working SLOW/1 server ({}): check that a slow-server \
+                     listens there, and has room for this run",
+                    kinds(&report.errors)
+                ),
+            });
         }
         report
     }

@@ -33,8 +33,8 @@ pub use script::Script;
 pub use hostile::{
     BAD_DURATIONS, STAGE_DURATION_FLAGS, assert_durations_refused, assert_foreign_db_untouched,
     assert_full_stdout_reported, assert_gone_server_is_a_problem, assert_longest_durations_run,
-    assert_quiet_on_closed_stdout, assert_stage_survives_hostile_use,
-    assert_unusable_outputs_refused,
+    assert_nothing_to_measure_is_said, assert_quiet_on_closed_stdout,
+    assert_stage_survives_hostile_use, assert_unusable_outputs_refused,
 };
 
 use crate::conformance::{announce, late_replies, patient};

@@ -242,3 +242,50 @@ fn an_external_server_that_went_away_is_a_problem_without_efficiency() {
     assert!(report.problems[0].contains("went away"), "{report}");
     assert!(report.to_string().contains("no efficiency"), "{report}");
 }
+
+#[test]
+fn a_run_with_nothing_to_measure_says_why_it_has_no_efficiency() {
+    // `--items 0`, and an interrupted run that recorded nothing: the line
+    // once said "see the problem below", with no problem below.
+    let empty = Report::build(&[], &[], facts(None));
+    assert_eq!(empty.efficiency, None);
+    let text = empty.to_string();
+    assert!(
+        text.contains("(no efficiency: the run had no items)"),
+        "{text}"
+    );
+    assert!(!text.contains("problem below"), "{text}");
+
+    let list = items(3, 1);
+    let nothing = Report::build(&list, &[], facts(None));
+    let text = nothing.to_string();
+    assert!(
+        text.contains("(no efficiency: no item was recorded)"),
+        "{text}"
+    );
+
+    let refused = |item| row(item, Err(Failure::new(ErrorKind::Refused, "down")));
+    let rows: Vec<Row> = list.iter().map(refused).collect();
+    let text = Report::build(&list, &rows, facts(None)).to_string();
+    assert!(text.contains("see the problem below"), "{text}");
+    assert!(text.contains("problem: no item reached"), "{text}");
+}
+
+#[test]
+fn items_that_all_timed_out_under_a_read_timeout_blame_the_timeout() {
+    // `08-uring --read-timeout 1us`: the embedded server was fine, and the
+    // problem once said "no item reached a working SLOW/1 server".
+    let list = items(4, 1);
+    let late = |item| row(item, Err(Failure::new(ErrorKind::Timeout, "no reply")));
+    let rows: Vec<Row> = list.iter().map(late).collect();
+    let short = RunFacts {
+        read_timeout: Some(Duration::from_micros(1)),
+        ..facts(None)
+    };
+    let report = Report::build(&list, &rows, short);
+    assert_eq!(report.efficiency, None);
+    let problem = &report.problems[0];
+    assert!(problem.contains("within --read-timeout 1us"), "{problem}");
+    assert!(problem.contains("longer --read-timeout"), "{problem}");
+    assert!(!problem.contains("working SLOW/1 server"), "{problem}");
+}

@@ -64,7 +64,7 @@ impl fmt::Display for Report {
                 self.mean_service_ms,
                 efficiency * 100.0
             )?,
-            (Some(_), None) => writeln!(f, "   (no efficiency: see the problem below)")?,
+            (Some(_), None) => writeln!(f, "   (no efficiency: {})", why_no_efficiency(self))?,
             (None, _) => writeln!(f, "   (zero latency: no ideal to compare with)")?,
         }
         writeln!(
@@ -122,4 +122,18 @@ fn trim_float(x: f64) -> String {
 
 fn ellipsis(total: u64, shown: usize) -> &'static str {
     if total as usize > shown { ", ..." } else { "" }
+}
+
+/// Why a run with an ideal has no efficiency, in words: the line once sent
+/// its reader to a problem that was not there.
+fn why_no_efficiency(report: &Report) -> &'static str {
+    if report.items == 0 {
+        "the run had no items"
+    } else if report.ok + report.failed == 0 {
+        "no item was recorded"
+    } else if !report.problems.is_empty() {
+        "see the problem below"
+    } else {
+        "no item reached the server"
+    }
 }

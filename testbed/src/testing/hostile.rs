@@ -20,7 +20,11 @@
 //!   (a run once replaced a foreign `run` table and exited 0);
 //! - an output (`--timeline`, `--out`) that is a FIFO, a directory, or
 //!   has an ending that names no format is refused before the run (a FIFO
-//!   once hung a run for ever; `run.png` silently got an SVG).
+//!   once hung a run for ever; `run.png` silently got an SVG);
+//! - a run with nothing to measure says why in true words: `--items 0`
+//!   (once "see the problem below", with none below), `--latency 0` (once
+//!   an ideal of 434782608.7 items/s and 0.0%), and a read timeout no
+//!   reply can meet (once blamed on the server).
 //!
 //! [`assert_stage_survives_hostile_use`] is all of it for one stage binary.
 
@@ -120,7 +124,51 @@ pub fn assert_stage_survives_hostile_use(
     assert_full_stdout_reported(program, &run, deadline);
     assert_foreign_db_untouched(program, &run, deadline);
     assert_unusable_outputs_refused(program, &run, "--timeline", deadline);
+    assert_nothing_to_measure_is_said(program, deadline);
     assert_gone_server_is_a_problem(program, deadline);
+}
+
+/// Runs `program` with nothing to measure, and checks what its report
+/// says: no items, a service time of nanoseconds, and (where the stage
+/// has a read timeout) a read timeout of a microsecond against 1 ms
+/// replies, which is the timeout's doing, not the server's.
+#[track_caller]
+pub fn assert_nothing_to_measure_is_said(program: impl AsRef<Path>, deadline: Duration) {
+    let program = program.as_ref();
+    let output = super::run_bin(program, &["--items", "0", "--latency", "1ms"], deadline);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "--items 0: {output:?}");
+    assert!(text.contains("the run had no items"), "--items 0: {text}");
+
+    let output = super::run_bin(program, &["--items", "20", "--latency", "0"], deadline);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("no ideal to compare with"),
+        "--latency 0: {text}"
+    );
+    assert!(!text.contains("efficiency"), "--latency 0: {text}");
+
+    let args = [
+        "--items",
+        "8",
+        "--conns",
+        "2",
+        "--latency",
+        "1ms",
+        "--read-timeout",
+        "1us",
+        "--json",
+    ];
+    let output = super::run_bin(program, &args, deadline);
+    if output.status.code() == Some(2) && stderr(&output).contains("no read timeout") {
+        return;
+    }
+    let report = json_report(&output);
+    let problems = report["problems"].to_string();
+    assert!(
+        !problems.contains("working SLOW/1 server"),
+        "{args:?}: the server was fine: {report}"
+    );
 }
 
 /// Runs `program` with `args` and `--db` naming files another program
