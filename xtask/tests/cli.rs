@@ -151,3 +151,21 @@ fn bad_input_a_task_finds_exits_2_in_one_line() {
     std::fs::remove_dir_all(&dir).expect("the scratch folder goes");
     assert_eq!(left, ["notes.txt"]);
 }
+
+#[test]
+fn a_file_given_as_a_folder_is_one_line_naming_it_and_exit_2() {
+    let dir = scratch("handout-file");
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "kept").expect("a file");
+    let file_arg = file.to_string_lossy().into_owned();
+    for task in ["handout", "starters"] {
+        let output = xtask(&dir, &[task, &file_arg]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{task}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{task}: {stderr}");
+        assert!(stderr.contains(&file_arg), "{task}: {stderr}");
+    }
+    let kept = std::fs::read_to_string(&file).expect("still there");
+    std::fs::remove_dir_all(&dir).expect("the scratch folder goes");
+    assert_eq!(kept, "kept");
+}

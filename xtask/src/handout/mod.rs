@@ -47,6 +47,15 @@ const TEACHERS: &str = "teachers";
 
 /// `cargo xtask handout DIR`.
 pub fn write(root: &Path, out: &Path) -> Result<()> {
+    if out.exists() && !out.is_dir() {
+        // Once "Error: Not a directory (os error 20)", naming no path.
+        return Err(BadInput(format!(
+            "{} is a file, not a folder: the hand-out is a folder of its own; choose a new or \
+             empty folder",
+            out.display()
+        ))
+        .into());
+    }
     if out.exists() {
         let empty = std::fs::read_dir(out)?.next().is_none();
         if !empty && !out.join(".handout").exists() {
