@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use nix::sys::signal::{SigSet, Signal};
-use testbed::cli::{Printed, parse_or_exit, print_or_report};
+use testbed::cli::{Printed, parse_or_exit, print_or_report, usage_error};
 
 use testbed::duration::{DURATION_FORMS, format_duration, parse_duration};
 use testbed::faults::FaultPlan;
@@ -93,6 +93,23 @@ fn parse_idle(s: &str) -> Result<Duration, String> {
     parse_duration(s).ok_or_else(|| format!("expected {DURATION_FORMS}, or 0 for none"))
 }
 
+/// Why the server cannot listen on `addr`, in one line that names it.
+fn cannot_listen(addr: SocketAddr, e: &std::io::Error) -> String {
+    let hint = match e.kind() {
+        std::io::ErrorKind::AddrInUse => {
+            "another program listens there; give another port, or port 0 for any free one"
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            "ports under 1024 need privileges; give a higher port, or port 0 for any free one"
+        }
+        std::io::ErrorKind::AddrNotAvailable => {
+            "no interface of this machine has that address; try 127.0.0.1"
+        }
+        _ => "give another address, e.g. --listen 127.0.0.1:0",
+    };
+    format!("--listen {addr}: cannot listen there ({e}): {hint}")
+}
+
 fn main() -> ExitCode {
     let args: Args = parse_or_exit();
     match run(args) {
@@ -118,10 +135,15 @@ fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         seed: args.seed,
         max_conns: args.max_conns,
     };
-    let server = if args.idle_timeout.is_zero() {
-        SlowServer::bind(args.listen, config)?
+    let bound = if args.idle_timeout.is_zero() {
+        SlowServer::bind(args.listen, config)
     } else {
-        SlowServer::bind_with_idle_timeout(args.listen, config, args.idle_timeout)?
+        SlowServer::bind_with_idle_timeout(args.listen, config, args.idle_timeout)
+    };
+    let server = match bound {
+        Ok(server) => server,
+        // The address is the user's choice: name it, and the way out.
+        Err(e) => return Ok(usage_error(&cannot_listen(args.listen, &e))),
     };
     let outage = args
         .outage

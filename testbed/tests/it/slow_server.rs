@@ -114,3 +114,18 @@ fn wait_with_deadline(server: &mut Child) -> io::Result<std::process::ExitStatus
         thread::sleep(Duration::from_millis(5));
     }
 }
+
+#[test]
+fn a_port_in_use_is_named_with_the_way_out_and_status_2() -> io::Result<()> {
+    // Once "slow-server: Address already in use (os error 98)", exit 1.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let addr = taken.local_addr()?.to_string();
+    let line = testbed::testing::usage_error(
+        env!("CARGO_BIN_EXE_slow-server"),
+        &["--listen", &addr],
+        IO_TIMEOUT,
+    );
+    assert!(line.contains(&format!("--listen {addr}")), "{line}");
+    assert!(line.contains("port 0"), "{line}");
+    Ok(())
+}
