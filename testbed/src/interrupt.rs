@@ -176,6 +176,17 @@ impl RunRecord {
             ..RunFacts::new(self.stage, self.settings.phases)
         };
         text.push_str(&Report::build(&list, &rows, facts).to_string());
+        // A timeline draws a whole run, with the server's record of it, which
+        // a stopped run does not have: not written, and said so, rather
+        // than a reader looking for a file that never came.
+        if let Some(path) = &self.settings.timeline {
+            let _ = writeln!(
+                text,
+                "  timeline     {} not written: the run was interrupted; let a run end to \
+                 draw it",
+                path.display()
+            );
+        }
         if let Some(dir) = &self.scratch {
             let _ = std::fs::remove_dir_all(dir);
         }

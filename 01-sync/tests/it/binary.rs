@@ -156,8 +156,19 @@ fn an_interrupted_run_says_so_with_what_it_recorded_and_where() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let db = dir.path().join("i.db");
         let db_arg = db.to_string_lossy().into_owned();
+        let timeline = dir.path().join("i.html");
+        let timeline_arg = timeline.to_string_lossy().into_owned();
         // 3,000 items one at a time, 40 ms each: two minutes, never finished.
-        let args = ["--items", "3000", "--latency", "20ms", "--db", &db_arg];
+        let args = [
+            "--items",
+            "3000",
+            "--latency",
+            "20ms",
+            "--db",
+            &db_arg,
+            "--timeline",
+            &timeline_arg,
+        ];
         // Two rows at least, so that "in flight" below is the stage's
         // count, not the items'.
         let output = run_bin_interrupted(BIN, &args, signal, || rows(&db) >= 2, DEADLINE);
@@ -181,6 +192,12 @@ fn an_interrupted_run_says_so_with_what_it_recorded_and_where() {
         // Its one connection, not the default --conns 20 of other stages.
         assert!(stderr.contains(" = 1 in flight"), "{stderr}");
         assert!(stderr.contains("lost                0"), "{stderr}");
+        // The timeline asked for is not drawn, and that is said.
+        assert!(
+            stderr.contains(&format!("timeline     {timeline_arg} not written")),
+            "{stderr}"
+        );
+        assert!(!timeline.exists());
         assert!(output.stdout.is_empty());
     }
 }
