@@ -132,12 +132,14 @@ impl Spare {
     /// An accept succeeded: the stream to admit, or `None` if the slot had
     /// been lost and this connection was turned away to win it back.
     pub(super) fn accepted(&mut self, stream: TcpStream, counters: &Counters) -> Option<TcpStream> {
-        if self.slot.is_some() {
-            return Some(stream);
+        // A server that could not open its source at start (it started at
+        // its limit) tries again now that a descriptor was free.
+        if self.slot.is_none() && self.source.is_none() {
+            self.slot = self.copy();
         }
-        // Never had a spare (the process started at its limit): nothing to
-        // win back, and turning everyone away would serve nobody.
-        if self.source.is_none() && self.copy().is_none() {
+        // Still no source: nothing to win a slot back with, and turning
+        // everyone away would serve nobody.
+        if self.slot.is_some() || self.source.is_none() {
             return Some(stream);
         }
         session::refuse(&stream, NO_DESCRIPTORS_REASON);
