@@ -75,7 +75,10 @@ fn one_lane_and_one_db_connection_per_worker() {
     let report = &execution.report;
     assert_eq!(report.db_connections, settings.conns as u64);
     assert_eq!(report.conns, settings.conns as u64);
-    assert_eq!(report.server_peak_conns, Some(settings.conns as u64));
+    // One connection per worker: what the server accepted. Not its peak,
+    // which depends on which worker gets a core first: on a busy machine a
+    // worker can finish its items and close before the last one connects.
+    assert_eq!(report.server_accepted, Some(settings.conns as u64));
     // Round-robin: item i ran in worker i % N, through a database connection
     // that recorded nothing else.
     for row in &execution.rows {

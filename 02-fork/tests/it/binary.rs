@@ -25,7 +25,9 @@ fn processes_and_threads_both_pay_one_db_connection_per_worker() {
         let report = smoke_run(BIN, "fork", 200, &args, DEADLINE);
         assert_eq!(report["db_connections"], 8, "{variant:?}");
         assert_eq!(report["conns"], 8);
-        assert_eq!(report["server_peak_conns"], 8);
+        // Accepted, not the peak: a worker that gets a core late may
+        // connect after another has finished and closed.
+        assert_eq!(report["server_accepted"], 8);
     }
 }
 

@@ -49,7 +49,9 @@ fn the_stage_never_opens_more_than_its_size_and_reuses_its_connections() {
         ..quick_settings()
     };
     let execution = assert_run_conforms(&Uring, &few);
-    assert_eq!(execution.report.server_peak_conns, Some(3));
+    // Accepted, not a peak: a connection may finish its one item and close
+    // before the server accepts the last (whichever thread runs first).
+    assert_eq!(execution.report.server_accepted, Some(3));
     let execution = assert_run_conforms(&Uring, &quick_settings());
     assert_eq!(execution.report.server_accepted, Some(4));
     assert!(execution.rows.iter().all(|row| row.lane.0 < 4));
