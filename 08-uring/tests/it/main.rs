@@ -7,6 +7,7 @@
 mod binary;
 mod conformance;
 mod hostile;
+mod overflow;
 mod peers;
 mod refusal;
 mod ring;
