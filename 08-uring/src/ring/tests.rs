@@ -178,3 +178,22 @@ fn a_small_completion_queue_overflows_and_loses_nothing() -> io::Result<()> {
     assert_eq!(got, ids);
     Ok(())
 }
+
+#[test]
+fn a_wait_with_nothing_in_flight_returns_at_once() -> io::Result<()> {
+    // On a ring that held nothing, a wait for one completion would sleep
+    // for ever: this must not wait at all.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let waited = Ring::new(8).and_then(|mut ring| {
+            ring.submit_and_wait()?;
+            Ok(ring.stats().enters)
+        });
+        let _ = tx.send(waited);
+    });
+    let enters = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("submit_and_wait with nothing in flight never returned")?;
+    assert_eq!(enters, 1, "one enter, to submit, and no wait");
+    Ok(())
+}

@@ -11,4 +11,5 @@ mod overflow;
 mod peers;
 mod refusal;
 mod ring;
+mod store_error;
 mod util;
