@@ -164,9 +164,13 @@ pub fn run(
             continue; // Stopped before it finished both: no row.
         }
         kept += ladder.len() + zero.len();
-        let calls = counter.map_or([None, None], |c| {
-            count_calls(c, contender, workloads, servers, runner)
-        });
+        // A stop during the counted laps ends them: the rows so far keep
+        // their counts, the rest have none.
+        interrupted |= stop();
+        let calls = match counter {
+            Some(c) if !interrupted => count_calls(c, contender, workloads, servers, runner),
+            _ => [None, None],
+        };
         let figures = |laps: &[Lap]| laps.iter().map(RoundFigures::of).collect();
         let rounds = Rounds {
             latency_bound: figures(&ladder),
