@@ -205,3 +205,35 @@ pub fn text(race: &Race) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::race::Workloads;
+    use crate::syscalls::Counter;
+
+    fn race(counter: Option<Counter>) -> Race {
+        Race {
+            rows: Vec::new(),
+            workloads: Workloads::quick(),
+            command: "race --quick".into(),
+            steal: None,
+            syscall_counter: counter,
+            left_out: Vec::new(),
+            interrupted: None,
+        }
+    }
+
+    #[test]
+    fn the_legend_names_the_tool_that_counted() {
+        // Once it said `perf stat` whoever counted, and strace's figures
+        // are not perf's.
+        let strace = legend(&race(Some(Counter::Strace)));
+        assert!(strace.contains("counted by `strace -c -f`"), "{strace}");
+        assert!(!strace.contains("perf"), "{strace}");
+        let perf = legend(&race(Some(Counter::Perf)));
+        assert!(perf.contains("counted by `perf stat -e raw_syscalls:sys_enter`"));
+        let none = legend(&race(None));
+        assert!(none.contains("no tool could count") && !none.contains("perf"));
+    }
+}
