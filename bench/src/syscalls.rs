@@ -23,6 +23,7 @@
 //! The race installs nothing. When neither tool works, it says how to get
 //! one, and the column stays empty.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -84,6 +85,9 @@ impl Counter {
         let n = COUNTS.fetch_add(1, Ordering::Relaxed);
         let out = std::env::temp_dir().join(format!("race-syscalls.{}.{n}", std::process::id()));
         let mut counted = self.wrap(&command, &out);
+        // Out of the race's process group, as every lap is (see
+        // `Runner::run`): Ctrl-C stops the race after this count, not in it.
+        counted.process_group(0);
         let status = counted
             .stdin(Stdio::null())
             .stdout(Stdio::null())

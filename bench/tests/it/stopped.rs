@@ -4,11 +4,12 @@
 //! leaves the `uring` row out with a note, before the first lap.
 
 use std::fs::File;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, kill};
+use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
 use crate::seccomp::forbid_io_uring;
@@ -55,8 +56,17 @@ impl Background {
     }
 
     fn signal(&self, signal: Signal) {
-        let pid = Pid::from_raw(i32::try_from(self.child.id()).expect("a pid fits an i32"));
-        kill(pid, signal).expect("the race is alive");
+        kill(self.pid(), signal).expect("the race is alive");
+    }
+
+    /// Sends `signal` to the race's whole process group, as Ctrl-C at a
+    /// terminal does (the race must lead a group: `process_group(0)`).
+    fn signal_group(&self, signal: Signal) {
+        killpg(self.pid(), signal).expect("the race's group is alive");
+    }
+
+    fn pid(&self) -> Pid {
+        Pid::from_raw(i32::try_from(self.child.id()).expect("a pid fits an i32"))
     }
 
     /// Its exit status, within the deadline.
@@ -162,6 +172,46 @@ fn a_race_stopped_by_sigterm_keeps_the_laps_it_finished() {
         pictures == expected || pictures == ["threads.svg", "tokio-ct.svg"],
         "{pictures:?}"
     );
+}
+
+#[test]
+fn ctrl_c_lets_the_lap_in_progress_finish_whole() {
+    // 02-fork runs in a process of its own, with worker processes: once,
+    // Ctrl-C reached them too, and the lap in progress was kept with 118
+    // of its 200 items lost.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("out");
+    let mut command = long_race(dir.path(), &["--only", "fork"]);
+    // A group of its own, as a shell gives a job it starts.
+    command.process_group(0);
+    let mut race = Background::start(command, dir.path());
+    race.wait_for(&out.join("timelines/fork.svg"));
+    race.signal_group(Signal::SIGINT);
+    let status = race.finish();
+    let stderr = race.read("stderr");
+    // 128 + 2.
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("race: interrupted by SIGINT"), "{stderr}");
+    let json = std::fs::read_to_string(out.join("race.json")).expect("race.json was written");
+    let saved: serde_json::Value = serde_json::from_str(&json).expect("race.json is JSON");
+    let row = &saved["rows"][0];
+    assert_eq!(row["stage"], "fork", "{json}");
+    for rounds in ["latency_bound", "overhead"] {
+        let laps = row["rounds"][rounds].as_array().map_or(0, Vec::len);
+        assert!(laps >= 1, "{rounds}: {json}");
+    }
+    // Every lap that finished is whole, the one in progress at the signal
+    // included: each progress line says it lost nothing.
+    let laps: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("items/s in"))
+        .collect();
+    assert!(!laps.is_empty(), "{stderr}");
+    for lap in laps {
+        assert!(lap.contains("lost 0, wrong 0"), "{lap}\n{stderr}");
+    }
+    assert_eq!(row["lost"], 0, "{json}");
+    assert_eq!(row["overhead"]["lost"], 0, "{json}");
 }
 
 #[test]
