@@ -120,6 +120,12 @@ pub struct FinishedCall {
     pub slot: Option<SlotId>,
     /// When it was sent; when it was made, if it never ran.
     pub started: Instant,
+    /// When its outcome was known: its reply read, its connection lost,
+    /// its timeout fired. Stamped by the pool then, not when the caller
+    /// gets it back from [`CheckoutPool::turn`](crate::CheckoutPool::turn):
+    /// by then the connection may be carrying the next call, and a later
+    /// stamp would overlap it on the connection's timeline lane.
+    pub finished: Instant,
     /// What happened.
     pub outcome: Outcome,
 }
@@ -192,6 +198,7 @@ pub(crate) fn never_ran(
         checkout,
         slot: None,
         started: made,
+        finished: Instant::now(),
         outcome: Err(failure),
     }
 }

@@ -130,10 +130,13 @@ impl Stage for TimedPool {
             pool.turn(&mut done)
                 .map_err(|e| stage_error(e, self.backend))?;
             for call in done.drain(..) {
-                store.record(
+                // The pool stamped the end when it saw it: by now the
+                // connection may already carry its next call.
+                store.record_span(
                     call.item,
                     lane(call.slot, config.size),
                     call.started,
+                    call.finished,
                     &call.outcome,
                 )?;
             }

@@ -32,12 +32,10 @@ pub struct DriverStats {
 }
 
 /// Runs every item of `scenario` on `conns` lanes over `ring`, recording
-/// each outcome into `store` as it finishes.
-pub fn run(
-    mut ring: Ring,
-    scenario: &Scenario,
-    store: &mut Store,
-) -> Result<DriverStats, StageError> {
+/// each outcome into `store` as it finishes. A failure to record is kept,
+/// the run goes on to its end (every item still gets its answer, and the
+/// ring empties), and the first such failure is the run's error.
+pub fn run(ring: Ring, scenario: &Scenario, store: &mut Store) -> Result<DriverStats, StageError> {
     let conns = scenario.conns.min(scenario.items.len()).max(1);
     let config = LaneConfig {
         server: scenario.server,
@@ -55,6 +53,13 @@ pub fn run(
     let mut completions: Vec<Completion> = Vec::new();
     let mut finished: Vec<Finished> = Vec::new();
     let mut stats = DriverStats::default();
+    let mut store_error: Option<StageError> = None;
+    // Declared after the lanes, so dropped before them: on an early return
+    // or a panic the ring cancels and waits for its operations first. (It
+    // holds a share of every socket it works on, so the order is not what
+    // keeps a descriptor open; it keeps a socket from closing under an
+    // operation that is only being cancelled.)
+    let mut ring = ring;
 
     // ANCHOR: loop
     loop {
@@ -70,7 +75,7 @@ pub fn run(
             busy += 1;
             relist(index, &lanes, &mut free, &mut listed);
         }
-        record(store, &mut finished, &mut busy)?;
+        record(store, &mut finished, &mut busy, &mut store_error);
         if busy == 0 && items.len() == 0 && ring.in_flight() == 0 {
             break;
         }
@@ -91,29 +96,36 @@ pub fn run(
             relist(index, &lanes, &mut free, &mut listed);
         }
         stats.log.done(finished.len());
-        record(store, &mut finished, &mut busy)?;
+        record(store, &mut finished, &mut busy, &mut store_error);
     }
     // ANCHOR_END: loop
+    if let Some(error) = store_error {
+        return Err(error);
+    }
     stats.ring = ring.stats();
     Ok(stats)
 }
 
-/// Records every finished item, once, in the order they finished.
+/// Records every finished item, once, in the order they finished; the
+/// first failure to record is kept in `error`.
 fn record(
     store: &mut Store,
     finished: &mut Vec<Finished>,
     busy: &mut usize,
-) -> Result<(), StageError> {
+    error: &mut Option<StageError>,
+) {
     for done in finished.drain(..) {
         *busy -= 1;
-        store.record(
+        let recorded = store.record(
             done.item.id,
             DbLane::of(done.lane),
             done.started,
             &done.outcome,
-        )?;
+        );
+        if let Err(e) = recorded {
+            error.get_or_insert(e.into());
+        }
     }
-    Ok(())
 }
 
 /// Puts lane `index` back on the free list if it has become free: it

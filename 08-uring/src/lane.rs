@@ -19,7 +19,6 @@
 
 use std::io::{self, Write};
 use std::net::SocketAddr;
-use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 use select::exchange::{Exchange, Step};
@@ -29,7 +28,7 @@ use testbed::outcome::{ErrorKind, Failure, Outcome};
 use testbed::protocol::{Phases, Reply, Request};
 use testbed::workload::Item;
 
-use crate::ring::{Completion, Op, OpId, Ring};
+use crate::ring::{Completion, Op, OpId, Ring, SharedFd};
 
 // ANCHOR: held
 /// Who has a buffer now: this lane, or the kernel, through the ring's
@@ -88,7 +87,9 @@ pub struct LaneConfig {
 #[derive(Debug)]
 pub struct Lane {
     index: usize,
-    socket: Option<Socket>,
+    /// The connection's socket, shared with the operations queued on it:
+    /// it closes when the lane lets go *and* the last of them completes.
+    socket: Option<SharedFd>,
     /// The handshake has completed on `socket`.
     connected: bool,
     /// The connect in flight, if any (it lends the address, not a buffer).
@@ -156,10 +157,10 @@ impl Lane {
                     // Each line is a whole request: send it now, not after
                     // Nagle's wait for more (as every rung does).
                     let _ = socket.set_tcp_nodelay(true);
-                    let fd = socket.as_raw_fd();
-                    self.socket = Some(socket);
+                    let fd = SharedFd::new(socket);
                     let addr = SockAddr::from(config.server);
-                    let id = ring.connect(self.index, fd, addr, config.connect_timeout)?;
+                    let id = ring.connect(self.index, &fd, addr, config.connect_timeout)?;
+                    self.socket = Some(fd);
                     self.connecting = Some(id);
                 }
                 Err(e) => return self.fail(Failure::from_io(&e), ring, done),
@@ -182,7 +183,14 @@ impl Lane {
         ring: &mut Ring,
         done: &mut Vec<Finished>,
     ) -> io::Result<()> {
-        let cancelled = completion.cancelled();
+        if completion.timeout_refused() {
+            // Every read of the run would go the same way: end the run and
+            // say why, rather than fail items for what no server did.
+            return Err(completion
+                .result
+                .expect_err("a refused timeout is an error"));
+        }
+        let timed_out = completion.timed_out;
         let result = completion.result;
         match completion.op {
             Op::Connect(_address) => {
@@ -193,7 +201,7 @@ impl Lane {
                         self.connected = true;
                         self.exchange_io(config, ring)?;
                     }
-                    Err(_) if cancelled => {
+                    Err(_) if timed_out => {
                         let limit = testbed::duration::format_duration(config.connect_timeout);
                         let failure = Failure::new(
                             ErrorKind::Timeout,
@@ -212,7 +220,7 @@ impl Lane {
                     Ok(n) if from + n < len => {
                         // A short send: the rest goes again, from where it stopped.
                         let fd = self.fd();
-                        let id = ring.send(self.index, fd, self.send.take(), from + n)?;
+                        let id = ring.send(self.index, &fd, self.send.take(), from + n)?;
                         self.send = Held::Lent(id);
                     }
                     Ok(_) => self.send_unsent(ring)?,
@@ -232,7 +240,7 @@ impl Lane {
                     _ if self.closing => {}
                     (Some(0), _) => self.on_eof(ring, done)?,
                     (Some(_), _) => self.on_lines(config, ring, done)?,
-                    (None, Err(_)) if cancelled => {
+                    (None, Err(_)) if timed_out => {
                         let limit = config
                             .read_timeout
                             .map_or("ever".into(), testbed::duration::format_duration);
@@ -339,7 +347,7 @@ impl Lane {
         buf.clear();
         writeln!(buf, "{line}").expect("writing to a vector cannot fail");
         let fd = self.fd();
-        let id = ring.send(self.index, fd, buf, 0)?;
+        let id = ring.send(self.index, &fd, buf, 0)?;
         self.send = Held::Lent(id);
         Ok(())
     }
@@ -351,16 +359,14 @@ impl Lane {
             return Ok(()); // Already reading.
         }
         let fd = self.fd();
-        let id = ring.recv(self.index, fd, self.recv.take(), config.read_timeout)?;
+        let id = ring.recv(self.index, &fd, self.recv.take(), config.read_timeout)?;
         self.recv = Held::Lent(id);
         Ok(())
     }
 
-    fn fd(&self) -> std::os::fd::RawFd {
-        self.socket
-            .as_ref()
-            .expect("a lane with I/O has a socket")
-            .as_raw_fd()
+    /// A share of the socket, for an operation to hold.
+    fn fd(&self) -> SharedFd {
+        self.socket.clone().expect("a lane with I/O has a socket")
     }
 
     fn finish(&mut self, outcome: Outcome, done: &mut Vec<Finished>) {
@@ -409,7 +415,9 @@ impl Lane {
     /// Closes the socket of a closing lane once nothing of it is in flight.
     fn close_when_idle(&mut self) {
         if self.closing && !self.busy_in_kernel() {
-            self.socket = None; // Closes the descriptor.
+            // Nothing is in flight, so this was the last share: the
+            // descriptor closes here.
+            self.socket = None;
             self.connected = false;
             self.framer = LineFramer::new();
             self.unsent = None;

@@ -84,15 +84,46 @@ impl Stage for Uring {
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
         // ANCHOR: run
-        let mut store = scenario.open_store()?;
-        // Room for every lane's send, read and linked timeout in one turn
-        // (a fuller queue is submitted early, costing one more call).
-        let entries = u32::try_from(scenario.conns.saturating_mul(3)).unwrap_or(u32::MAX);
-        let ring = setup::open(entries).map_err(|why| StageError::Unsupported(why.to_string()))?;
-        let stats = driver::run(ring, scenario, &mut store)?;
+        let lanes = u32::try_from(scenario.conns).unwrap_or(u32::MAX);
+        let ring = setup::open(lanes).map_err(|why| StageError::Unsupported(why.to_string()))?;
         // ANCHOR_END: run
-        Ok(run_stats(&stats, scenario))
+        run_on(ring, scenario)
     }
+}
+
+/// Runs `scenario` on a ring made by the caller: the stage's run, with
+/// the ring's sizes and options chosen elsewhere (a test that shrinks the
+/// completion queue until it overflows, a measurement of one option).
+///
+/// ```
+/// use testbed::cli::Settings;
+/// use testbed::harness::execute;
+/// use testbed::stage::{RunStats, Scenario, Stage, StageError};
+/// use uring::ring::RingOptions;
+///
+/// /// The stage on a ring without cooperative task running.
+/// struct Interrupting;
+///
+/// impl Stage for Interrupting {
+///     fn name(&self) -> &'static str {
+///         "uring"
+///     }
+///
+///     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
+///         let ring = RingOptions::new(64).coop_taskrun(false).build()?;
+///         uring::run_on(ring, scenario)
+///     }
+/// }
+///
+/// let settings = Settings { items: 10, latency: "1ms".parse().expect("a latency"), ..Settings::default() };
+/// let report = execute(&Interrupting, &settings)?.report;
+/// assert_eq!((report.ok, report.lost), (10, 0));
+/// # Ok::<(), testbed::harness::HarnessError>(())
+/// ```
+pub fn run_on(ring: ring::Ring, scenario: &Scenario) -> Result<RunStats, StageError> {
+    let mut store = scenario.open_store()?;
+    let stats = driver::run(ring, scenario, &mut store)?;
+    Ok(run_stats(&stats, scenario))
 }
 
 /// The ring's counters, for the report.
@@ -117,6 +148,9 @@ fn run_stats(stats: &DriverStats, scenario: &Scenario) -> RunStats {
             ring.timeouts_fired, ring.cancels
         ),
     );
+    // Times a completion found the completion queue full and the kernel
+    // kept it aside: none, when the queue is sized for every lane.
+    run.figure("overflows", ring.overflows);
     run.figure("connects", stats.connects);
     run.figure(
         "enters_per_item",

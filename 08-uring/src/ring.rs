@@ -17,6 +17,14 @@
 //!   tokio-uring's `read(buf)` returns `(result, buf)`: a `&mut [u8]` would
 //!   be borrowed only as long as a future lives, and a future can be
 //!   dropped at any moment.
+//! - **An operation owns its descriptor too.** The kernel is given a
+//!   socket's *number*, and looks it up only when it takes the entry, at
+//!   the next submit. Close the socket before that and the number may
+//!   already name somebody else's socket (another thread's connection, the
+//!   database's file): the queued send would go there. So the operations
+//!   take a [`SharedFd`], and the table keeps a share of it until the
+//!   completion; the descriptor closes when the last share goes, never
+//!   while an operation on it is queued or in flight.
 //! - **A read timeout is one more entry, linked to the read**
 //!   (`IORING_OP_LINK_TIMEOUT`): the kernel cancels the read if it has not
 //!   completed in time, and the read completes with `ECANCELED`. No timer
@@ -29,35 +37,81 @@
 //!   [`submit_and_wait`](Ring::submit_and_wait) hands the kernel every entry
 //!   of a turn and sleeps until something completes.
 //!
-//! Not here: what the operations are for (`lane.rs`), making the ring
-//! (`setup.rs`).
+//! Not here: what the operations are for (`lane.rs`), making the ring and
+//! checking the kernel (`setup.rs`); the op table (`ring/table.rs`), the
+//! ring's sizes and what it needs of the kernel (`ring/options.rs`).
+//!
+//! # Kernel requirements
+//!
+//! Linux 5.11 or later, with io_uring allowed (see `setup.rs`):
+//!
+//! - the opcodes `CONNECT`, `SEND`, `RECV` (5.6), `LINK_TIMEOUT` and
+//!   `ASYNC_CANCEL` (5.5);
+//! - `IORING_FEAT_NODROP` (5.5): a completion that finds the completion
+//!   queue full is kept by the kernel until there is room, not dropped;
+//! - `IORING_FEAT_EXT_ARG` (5.11): a wait with a time limit, which `Drop`
+//!   needs to wait for cancelled operations without waiting for ever.
+//!
+//! [`setup::probe`](crate::setup::probe) checks all of them before a run
+//! starts. `IORING_SETUP_COOP_TASKRUN` (5.19) is used where the kernel has
+//! it, and left out where it does not.
+//!
+//! One more thing to know: after a thread has used a ring, the kernel may
+//! cut that thread's next blocking wait short with `EINTR` (io_uring asks
+//! for the thread's attention the way a signal does). Every wait of this
+//! project retries on `EINTR`; a loop of your own that shares the thread
+//! with a ring must too.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::rc::Rc;
 use std::time::Duration;
 
-use io_uring::{IoUring, cqueue, opcode, squeue, types};
+use io_uring::{IoUring, opcode, squeue, types};
 use socket2::SockAddr;
 
-/// One operation in the ring: the place of its entry in the op table and
-/// that entry's generation, packed into the 64-bit `user_data` the kernel
-/// gives back in the completion. The generation makes a stale id (an
-/// operation that completed, its place since reused) name nothing instead
-/// of somebody else's operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpId(u64);
+mod completion;
+mod drop;
+mod options;
+mod table;
+#[cfg(test)]
+mod tests;
 
-impl OpId {
-    fn new(index: usize, generation: u32) -> OpId {
-        OpId((u64::from(generation) << 32) | index as u64)
+pub use self::completion::{Completion, TimeoutRefused};
+use self::options::Faults;
+pub use self::options::RingOptions;
+pub use self::table::OpId;
+use self::table::{Entry, Table};
+
+/// A descriptor shared between its user and the operations queued on it:
+/// it closes when the last share is dropped, so never while the kernel may
+/// still act on its number.
+///
+/// ```
+/// use std::net::{TcpListener, TcpStream};
+/// use uring::ring::SharedFd;
+///
+/// let listener = TcpListener::bind("127.0.0.1:0")?;
+/// let stream = TcpStream::connect(listener.local_addr()?)?;
+/// let fd = SharedFd::new(stream);
+/// let for_the_ring = fd.clone();
+/// drop(fd); // The socket stays open: the ring's share holds it.
+/// assert!(for_the_ring.raw() >= 0);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct SharedFd(Rc<OwnedFd>);
+
+impl SharedFd {
+    /// Takes ownership of `fd` (a socket, a file, anything with a
+    /// descriptor).
+    pub fn new(fd: impl Into<OwnedFd>) -> SharedFd {
+        SharedFd(Rc::new(fd.into()))
     }
 
-    fn index(self) -> usize {
-        (self.0 & u64::from(u32::MAX)) as usize
-    }
-
-    fn generation(self) -> u32 {
-        (self.0 >> 32) as u32
+    /// The number the kernel knows it by.
+    pub fn raw(&self) -> RawFd {
+        self.0.as_raw_fd()
     }
 }
 
@@ -79,43 +133,6 @@ pub enum Op {
     Recv(Vec<u8>),
 }
 
-/// What a place in the op table holds.
-#[derive(Debug)]
-enum Entry {
-    /// An operation of a caller (`owner` is its lane).
-    Io { op: Op, owner: usize },
-    /// A linked timeout: the kernel copies the `timespec` when it takes the
-    /// entry, but it stays here, owned, until its completion all the same,
-    /// so that no reader has to know that detail to see it is sound.
-    Timeout {
-        /// Never read here: the kernel reads it.
-        _spec: Box<types::Timespec>,
-    },
-    /// A cancel request: it owns nothing, but it completes like any entry.
-    Cancel,
-}
-
-/// A finished operation of a caller, with the memory it lent.
-#[derive(Debug)]
-pub struct Completion {
-    /// Which operation.
-    pub id: OpId,
-    /// Who started it (the `owner` given at submission).
-    pub owner: usize,
-    /// The operation, its buffer back in the caller's hands.
-    pub op: Op,
-    /// The kernel's answer: a byte count, or the error (`ECANCELED` for an
-    /// operation cancelled by its linked timeout or by a cancel request).
-    pub result: io::Result<usize>,
-}
-
-impl Completion {
-    /// True when the operation was cancelled before it could finish.
-    pub fn cancelled(&self) -> bool {
-        matches!(&self.result, Err(e) if e.raw_os_error() == Some(libc::ECANCELED))
-    }
-}
-
 /// What the ring counts: the system calls, and what each one carried.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RingStats {
@@ -130,6 +147,9 @@ pub struct RingStats {
     pub timeouts_fired: u64,
     /// Cancel requests sent.
     pub cancels: u64,
+    /// Times the completion queue was found full, its overflow kept by
+    /// the kernel and fetched by the next enter.
+    pub overflows: u64,
 }
 
 /// One `io_uring` with its op table.
@@ -141,18 +161,17 @@ pub struct RingStats {
 ///
 /// ```
 /// use std::net::TcpListener;
-/// use std::os::fd::AsRawFd;
 /// use std::time::Duration;
 ///
 /// use socket2::{Domain, SockAddr, Socket, Type};
-/// use uring::ring::{Op, Ring};
+/// use uring::ring::{Op, Ring, SharedFd};
 ///
 /// let listener = TcpListener::bind("127.0.0.1:0")?;
 /// let addr = SockAddr::from(listener.local_addr()?);
-/// let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+/// let socket = SharedFd::new(Socket::new(Domain::IPV4, Type::STREAM, None)?);
 ///
 /// let mut ring = Ring::new(8)?;
-/// let id = ring.connect(7, socket.as_raw_fd(), addr, Duration::from_secs(5))?;
+/// let id = ring.connect(7, &socket, addr, Duration::from_secs(5))?;
 /// let mut done = Vec::new();
 /// while done.is_empty() {
 ///     ring.submit_and_wait()?;
@@ -165,18 +184,17 @@ pub struct RingStats {
 /// ```
 pub struct Ring {
     ring: IoUring,
-    /// Every operation the kernel holds, by index; `None` is a free place.
-    table: Vec<(u32, Option<Entry>)>,
-    free: Vec<usize>,
-    /// Places in use: when zero, the kernel holds nothing of ours.
-    live: usize,
+    table: Table,
     stats: RingStats,
+    /// Completions the kernel reported dropped when last looked at.
+    dropped: u32,
+    faults: Faults,
 }
 
 impl std::fmt::Debug for Ring {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ring")
-            .field("live", &self.live)
+            .field("live", &self.table.live())
             .field("stats", &self.stats)
             .finish_non_exhaustive()
     }
@@ -187,18 +205,7 @@ impl Ring {
     /// a power of two by the kernel) and four times as many completions.
     /// The errors are `io_uring_setup`'s: see `setup.rs` for what they mean.
     pub fn new(entries: u32) -> io::Result<Ring> {
-        let entries = entries.clamp(8, 4096);
-        let ring = IoUring::builder()
-            .setup_clamp()
-            .setup_cqsize(entries * 4)
-            .build(entries)?;
-        Ok(Ring {
-            ring,
-            table: Vec::new(),
-            free: Vec::new(),
-            live: 0,
-            stats: RingStats::default(),
-        })
+        RingOptions::new(entries).build()
     }
 
     /// The counters so far.
@@ -208,47 +215,53 @@ impl Ring {
 
     /// Operations (timeouts and cancels included) the kernel still holds.
     pub fn in_flight(&self) -> usize {
-        self.live
+        self.table.live()
+    }
+
+    /// The sizes the kernel gave the queues: submissions, completions.
+    pub fn sizes(&self) -> (u32, u32) {
+        (
+            self.ring.params().sq_entries(),
+            self.ring.params().cq_entries(),
+        )
     }
 
     // ANCHOR: recv
     /// Queues a `recv` of up to `buf.len()` bytes on `fd` for `owner`, with
     /// a linked timeout when `timeout` is given: the read completes with
-    /// `ECANCELED` if nothing came within it. The buffer is the kernel's
-    /// until the completion gives it back.
+    /// `ECANCELED` if nothing came within it. The buffer, and a share of
+    /// the descriptor, are the kernel's until the completion.
     pub fn recv(
         &mut self,
         owner: usize,
-        fd: RawFd,
+        fd: &SharedFd,
         mut buf: Vec<u8>,
         timeout: Option<Duration>,
     ) -> io::Result<OpId> {
         let (ptr, len) = (buf.as_mut_ptr(), buf_len(buf.len()));
-        let id = self.insert(Entry::Io {
-            op: Op::Recv(buf),
-            owner,
-        });
         // The pointer is into the vector's heap block, which does not move
         // when the vector itself moves into the table.
-        let entry = opcode::Recv::new(types::Fd(fd), ptr, len).build();
-        self.push_timed(id, entry, timeout)
+        let entry = opcode::Recv::new(types::Fd(fd.raw()), ptr, len).build();
+        self.push_io(Op::Recv(buf), owner, fd, entry, timeout)
     }
     // ANCHOR_END: recv
 
     /// Queues a `send` of `buf[from..]` on `fd` for `owner`. `MSG_NOSIGNAL`:
     /// a peer that has gone makes the send fail with `EPIPE` instead of
     /// killing the process with `SIGPIPE`.
-    pub fn send(&mut self, owner: usize, fd: RawFd, buf: Vec<u8>, from: usize) -> io::Result<OpId> {
+    pub fn send(
+        &mut self,
+        owner: usize,
+        fd: &SharedFd,
+        buf: Vec<u8>,
+        from: usize,
+    ) -> io::Result<OpId> {
         let rest = &buf[from..];
         let (ptr, len) = (rest.as_ptr(), buf_len(rest.len()));
-        let id = self.insert(Entry::Io {
-            op: Op::Send { buf, from },
-            owner,
-        });
-        let entry = opcode::Send::new(types::Fd(fd), ptr, len)
+        let entry = opcode::Send::new(types::Fd(fd.raw()), ptr, len)
             .flags(libc::MSG_NOSIGNAL)
             .build();
-        self.push_timed(id, entry, None)
+        self.push_io(Op::Send { buf, from }, owner, fd, entry, None)
     }
 
     /// Queues a `connect` of `fd` to `addr` for `owner`, bounded by
@@ -256,18 +269,14 @@ impl Ring {
     pub fn connect(
         &mut self,
         owner: usize,
-        fd: RawFd,
+        fd: &SharedFd,
         addr: SockAddr,
         timeout: Duration,
     ) -> io::Result<OpId> {
         let addr = Box::new(addr);
         let (ptr, len) = (addr.as_ptr().cast::<libc::sockaddr>(), addr.len());
-        let id = self.insert(Entry::Io {
-            op: Op::Connect(addr),
-            owner,
-        });
-        let entry = opcode::Connect::new(types::Fd(fd), ptr, len).build();
-        self.push_timed(id, entry, Some(timeout))
+        let entry = opcode::Connect::new(types::Fd(fd.raw()), ptr, len).build();
+        self.push_io(Op::Connect(addr), owner, fd, entry, Some(timeout))
     }
 
     // ANCHOR: cancel
@@ -275,10 +284,19 @@ impl Ring {
     /// call: `target` still completes, with `ECANCELED` or with the result
     /// it had already reached, and its buffer returns only then.
     pub fn cancel(&mut self, target: OpId) -> io::Result<()> {
-        let id = self.insert(Entry::Cancel);
-        self.stats.cancels += 1;
+        let id = self.table.insert(Entry::Cancel);
         let entry = opcode::AsyncCancel::new(target.0).build().user_data(id.0);
-        self.push(&[entry])
+        match self.push(&[entry]) {
+            Ok(()) => {
+                self.stats.cancels += 1;
+                Ok(())
+            }
+            Err(e) => {
+                // The kernel never saw it: nothing will complete for it.
+                self.table.remove(id);
+                Err(e)
+            }
+        }
     }
     // ANCHOR_END: cancel
 
@@ -286,14 +304,35 @@ impl Ring {
     /// Hands the kernel every entry queued since the last call and sleeps
     /// until at least one operation has completed: one system call for the
     /// whole turn. Returns at once when nothing is in flight.
+    ///
+    /// Fails, naming the count, if the kernel has dropped completions: an
+    /// operation whose completion is lost would leave its lane waiting for
+    /// ever, so the run stops instead.
     pub fn submit_and_wait(&mut self) -> io::Result<()> {
-        let want = usize::from(self.live > 0);
+        self.check_dropped()?;
+        let want = usize::from(self.table.live() > 0);
+        let mut busy = 0;
         loop {
             self.stats.enters += 1;
-            match self.ring.submit_and_wait(want) {
-                Ok(_) => return Ok(()),
+            match self.enter(want) {
+                Ok(()) => return Ok(()),
                 // A signal (tests do not block them as the binary does).
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                // The kernel has completions it cannot post until we read
+                // some (older kernels say so instead of keeping them):
+                // give the caller what is there to reap, then go again.
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                    if !self.ring.completion().is_empty() {
+                        return Ok(());
+                    }
+                    busy += 1;
+                    if busy >= BUSY_RETRIES {
+                        return Err(io::Error::other(format!(
+                            "io_uring_enter said EBUSY {busy} times with no completion to \
+                             reap: the completion queue cannot drain"
+                        )));
+                    }
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -303,58 +342,86 @@ impl Ring {
     /// Hands the kernel every entry queued so far, without waiting.
     pub fn submit(&mut self) -> io::Result<()> {
         self.stats.enters += 1;
-        self.ring.submit().map(drop)
+        self.enter(0)
     }
 
-    /// Moves every completion that has arrived into `done`, with its
-    /// memory: the caller's operations only (timeouts and cancels end
-    /// here, their places freed).
-    pub fn reap(&mut self, done: &mut Vec<Completion>) {
-        let arrived: Vec<cqueue::Entry> = self.ring.completion().collect();
-        for cqe in arrived {
-            self.stats.completed += 1;
-            let id = OpId(cqe.user_data());
-            let result = match cqe.result() {
-                n if n >= 0 => Ok(n as usize),
-                n => Err(io::Error::from_raw_os_error(-n)),
-            };
-            match self.remove(id) {
-                Entry::Io { op, owner } => done.push(Completion {
-                    id,
-                    owner,
-                    op,
-                    result,
-                }),
-                Entry::Timeout { .. } => {
-                    if matches!(&result, Err(e) if e.raw_os_error() == Some(libc::ETIME)) {
-                        self.stats.timeouts_fired += 1;
-                    }
-                }
-                Entry::Cancel => {}
-            }
+    /// One `io_uring_enter`: submits what is queued and waits for `want`
+    /// completions. A full completion queue's overflow, which the kernel
+    /// keeps (`IORING_FEAT_NODROP`), is fetched by the same call.
+    fn enter(&mut self, want: usize) -> io::Result<()> {
+        if self.faults.busy > 0 {
+            self.faults.busy -= 1;
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
         }
+        if self.ring.submission().cq_overflow() {
+            self.stats.overflows += 1;
+        }
+        let queued = self.ring.submission().len();
+        let submitted = self.ring.submitter().submit_and_wait(want)?;
+        if submitted < queued {
+            // The kernel stopped part-way (out of memory for requests, say)
+            // and left the rest queued for the next enter. A pair could be
+            // split there: a read gone in without its linked timeout.
+            return Err(io::Error::other(format!(
+                "io_uring_enter took {submitted} of {queued} entries: a read may have gone \
+                 without its time limit"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fails if the kernel dropped completions since the last look.
+    fn check_dropped(&mut self) -> io::Result<()> {
+        let dropped = self.ring.completion().overflow() + self.faults.dropped;
+        if dropped > self.dropped {
+            let lost = dropped - self.dropped;
+            self.dropped = dropped;
+            return Err(io::Error::other(format!(
+                "the kernel dropped {lost} completions (its completion queue of {} was full): \
+                 their operations will never report; make the queue larger",
+                self.sizes().1
+            )));
+        }
+        Ok(())
     }
 
     // ANCHOR: push_timed
-    /// Queues `entry` (an operation already in the table as `id`), followed
-    /// by a linked timeout when one is given.
-    fn push_timed(
+    /// Puts a caller's operation in the table and queues its entry,
+    /// followed by a linked timeout when one is given: both in one push,
+    /// or neither.
+    fn push_io(
         &mut self,
-        id: OpId,
+        op: Op,
+        owner: usize,
+        fd: &SharedFd,
         entry: squeue::Entry,
         timeout: Option<Duration>,
     ) -> io::Result<OpId> {
+        let id = self.table.insert(Entry::Io {
+            op,
+            owner,
+            _fd: fd.clone(),
+            timer: None,
+            answered: None,
+            timer_said: None,
+        });
         let entry = entry.user_data(id.0);
         let pushed = match timeout {
             None => self.push(&[entry]),
             Some(limit) => {
-                let spec = Box::new(types::Timespec::from(limit));
+                let spec = Box::new(self.faults.timespec(limit));
                 let ptr: *const types::Timespec = &*spec;
-                let timer = self.insert(Entry::Timeout { _spec: spec });
+                let timer = self.table.insert(Entry::Timeout {
+                    _spec: spec,
+                    target: id,
+                });
+                if let Some(Entry::Io { timer: t, .. }) = self.table.get_mut(id) {
+                    *t = Some(timer);
+                }
                 let link = opcode::LinkTimeout::new(ptr).build().user_data(timer.0);
                 let pushed = self.push(&[entry.flags(squeue::Flags::IO_LINK), link]);
                 if pushed.is_err() {
-                    self.remove(timer);
+                    self.table.remove(timer);
                 }
                 pushed
             }
@@ -363,7 +430,7 @@ impl Ring {
             Ok(()) => Ok(id),
             Err(e) => {
                 // The kernel never saw the entry: its memory can go.
-                self.remove(id);
+                self.table.remove(id);
                 Err(e)
             }
         }
@@ -379,88 +446,39 @@ impl Ring {
             sq.capacity() - sq.len()
         };
         if room < entries.len() {
-            self.stats.enters += 1;
-            self.ring.submit()?;
+            self.submit()?;
         }
-        self.stats.submitted += entries.len() as u64;
         // SAFETY: every pointer in these entries is into memory owned by
-        // the op table (a buffer, an address, a `timespec`), whose place is
-        // freed only in `reap`, when the kernel has posted the entry's
-        // completion, or in `drop`, after waiting for every completion (or
-        // by leaking it). So each buffer's owner, the table, keeps it alive
-        // and untouched for as long as the kernel may use it.
+        // the op table (a buffer, an address, a `timespec`), and every
+        // descriptor is one the table holds a `SharedFd` share of. A place
+        // is freed only in `reap`, when the kernel has posted the entry's
+        // completion, or never (`Table::leak`, in `drop`, when the kernel
+        // may still hold it). So the table, their owner, keeps each buffer
+        // alive and untouched, and each descriptor open and naming the
+        // same socket, for as long as the kernel may use it.
         unsafe { self.ring.submission().push_multiple(entries) }
-            .map_err(|_| io::Error::other("the submission queue is full after a submit"))
+            .map_err(|_| io::Error::other("the submission queue is full after a submit"))?;
+        self.stats.submitted += entries.len() as u64;
+        Ok(())
     }
     // ANCHOR_END: push
+}
 
-    fn insert(&mut self, entry: Entry) -> OpId {
-        self.live += 1;
-        match self.free.pop() {
-            Some(index) => {
-                let place = &mut self.table[index];
-                place.0 = place.0.wrapping_add(1);
-                place.1 = Some(entry);
-                OpId::new(index, place.0)
-            }
-            None => {
-                self.table.push((0, Some(entry)));
-                OpId::new(self.table.len() - 1, 0)
-            }
-        }
-    }
+/// How many `EBUSY`s in a row, with nothing to reap, make an error.
+const BUSY_RETRIES: u32 = 3;
 
-    fn remove(&mut self, id: OpId) -> Entry {
-        let place = &mut self.table[id.index()];
-        assert_eq!(
-            place.0,
-            id.generation(),
-            "a completion for a stale operation"
-        );
-        let entry = place.1.take().expect("one completion per operation");
-        self.free.push(id.index());
-        self.live -= 1;
-        entry
-    }
+/// `ECANCELED`: what a cancelled operation, or a linked timeout whose
+/// operation finished first, completes with.
+fn is_cancel(result: &io::Result<usize>) -> bool {
+    matches!(result, Err(e) if is_ecanceled(e))
+}
+
+fn is_ecanceled(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ECANCELED)
 }
 
 /// A buffer's length as the kernel's 32-bit count (every buffer here is a
 /// few KiB).
 fn buf_len(len: usize) -> u32 {
     u32::try_from(len).expect("buffers here are far below 4 GiB")
-}
-
-impl Drop for Ring {
-    /// A ring dropped with operations in flight must not free their
-    /// buffers while the kernel may still write into them: closing the
-    /// ring's descriptor does *not* wait for its operations. So every
-    /// operation is cancelled and its completion awaited (a second at
-    /// most); what is still out after that is leaked, never freed.
-    fn drop(&mut self) {
-        if self.live == 0 {
-            return;
-        }
-        let ours: Vec<OpId> = (self.table.iter().enumerate())
-            .filter(|(_, (_, entry))| matches!(entry, Some(Entry::Io { .. })))
-            .map(|(index, (generation, _))| OpId::new(index, *generation))
-            .collect();
-        for id in ours {
-            if self.cancel(id).is_err() {
-                break;
-            }
-        }
-        let limit = types::Timespec::from(Duration::from_secs(1));
-        let args = types::SubmitArgs::new().timespec(&limit);
-        let mut done = Vec::new();
-        while self.live > 0 {
-            if self.ring.submitter().submit_with_args(1, &args).is_err() {
-                break;
-            }
-            self.reap(&mut done);
-            done.clear();
-        }
-        if self.live > 0 {
-            std::mem::forget(std::mem::take(&mut self.table));
-        }
-    }
 }

@@ -18,6 +18,12 @@
 //!   the locked-memory limit (`ulimit -l`); later ones to the memory
 //!   cgroup.
 //!
+//! A ring that can be made can still be too old: io_uring grew an
+//! operation at a time, and a kernel without one answers its entries with
+//! `EINVAL` in the middle of a run. So [`probe`] also asks the kernel which
+//! operations it has (`IORING_REGISTER_PROBE`) and checks the features the
+//! ring relies on (see "Kernel requirements" in [`crate::ring`]).
+//!
 //! [`Unavailable`] turns each into one message that names the cause, how
 //! to check it and which rung to run instead; the harness prints it before
 //! the run starts and exits with status 2.
@@ -25,7 +31,7 @@
 use std::fmt;
 use std::io;
 
-use crate::ring::Ring;
+use crate::ring::{Ring, RingOptions};
 
 /// The rung to run where this one cannot: the same client on readiness.
 pub const INSTEAD: &str = "run 07-executor (the same client on epoll readiness) instead";
@@ -40,6 +46,9 @@ pub enum Unavailable {
     Missing,
     /// `ENOMEM`: no memory for the rings.
     NoMemory,
+    /// The kernel has io_uring, but not this operation or feature, which
+    /// the ring needs (each names the version that brought it).
+    TooOld(&'static str),
     /// Any other error of `io_uring_setup`, by its number.
     Other(i32),
 }
@@ -90,6 +99,11 @@ impl fmt::Display for Unavailable {
                  before 5.12 charge them to the locked-memory limit (check `ulimit -l`), later \
                  ones to the memory cgroup (check the container's memory limit); {INSTEAD}"
             ),
+            Unavailable::TooOld(missing) => write!(
+                f,
+                "this kernel's io_uring lacks {missing}, which this stage needs (check `uname \
+                 -r`: Linux 5.11 or later has everything); {INSTEAD}"
+            ),
             Unavailable::Other(errno) => write!(
                 f,
                 "io_uring_setup failed: {} (check `sysctl kernel.io_uring_disabled` and the \
@@ -100,12 +114,84 @@ impl fmt::Display for Unavailable {
     }
 }
 
-/// Makes a ring of `entries` entries, or says why none can be made.
-pub fn open(entries: u32) -> Result<Ring, Unavailable> {
-    Ring::new(entries).map_err(|e| Unavailable::of(&e))
+/// The most operations one lane can have in the kernel at once: a
+/// connect and its timeout, or a send, a read and the read's timeout, and
+/// then a cancel for each of those three.
+pub const LANE_OPERATIONS: u32 = 6;
+
+/// Makes a ring for `lanes` lanes, or says why none can be made: room for
+/// every lane's send, read and linked timeout in one batch (a fuller
+/// submission queue is submitted early, costing one more call), and a
+/// completion for everything every lane can have in flight.
+pub fn open(lanes: u32) -> Result<Ring, Unavailable> {
+    RingOptions::new(lanes.saturating_mul(3))
+        .completions(lanes.saturating_mul(LANE_OPERATIONS))
+        .build()
+        .map_err(|e| Unavailable::of(&e))
 }
 
-/// Makes, and drops, the smallest ring: can this process use io_uring?
+/// Makes the smallest ring and asks it what the kernel can do: can this
+/// process use io_uring, and does the kernel have everything the ring
+/// needs?
 pub fn probe() -> Result<(), Unavailable> {
-    open(8).map(drop)
+    let ring = io_uring::IoUring::new(8).map_err(|e| Unavailable::of(&e))?;
+    let mut ops = io_uring::Probe::new();
+    // Before 5.6 there is no probe: every operation then reads as missing,
+    // which is right, since RECV and SEND came with 5.6.
+    let _ = ring.submitter().register_probe(&mut ops);
+    let params = ring.params();
+    requirements(
+        |code| ops.is_supported(code),
+        params.is_feature_nodrop(),
+        params.is_feature_ext_arg(),
+    )
 }
+
+// ANCHOR: requirements
+/// What the ring needs of the kernel, given which opcodes it has
+/// (`supported`) and its two features: the first thing missing, if any.
+///
+/// ```
+/// use io_uring::opcode;
+/// use uring::setup::{Unavailable, requirements};
+///
+/// // A 5.5 kernel: no RECV yet.
+/// let old = requirements(|code| code != opcode::Recv::CODE, true, false);
+/// assert_eq!(old, Err(Unavailable::TooOld("IORING_OP_RECV (Linux 5.6)")));
+/// assert!(requirements(|_| true, true, true).is_ok());
+/// ```
+pub fn requirements(
+    supported: impl Fn(u8) -> bool,
+    nodrop: bool,
+    ext_arg: bool,
+) -> Result<(), Unavailable> {
+    use io_uring::opcode;
+    let ops = [
+        (opcode::Connect::CODE, "IORING_OP_CONNECT (Linux 5.5)"),
+        (opcode::Send::CODE, "IORING_OP_SEND (Linux 5.6)"),
+        (opcode::Recv::CODE, "IORING_OP_RECV (Linux 5.6)"),
+        (
+            opcode::LinkTimeout::CODE,
+            "IORING_OP_LINK_TIMEOUT (Linux 5.5)",
+        ),
+        (
+            opcode::AsyncCancel::CODE,
+            "IORING_OP_ASYNC_CANCEL (Linux 5.5)",
+        ),
+    ];
+    if let Some((_, name)) = ops.iter().find(|(code, _)| !supported(*code)) {
+        return Err(Unavailable::TooOld(name));
+    }
+    if !nodrop {
+        return Err(Unavailable::TooOld(
+            "IORING_FEAT_NODROP (Linux 5.5), without which a full completion queue loses completions",
+        ));
+    }
+    if !ext_arg {
+        return Err(Unavailable::TooOld(
+            "IORING_FEAT_EXT_ARG (Linux 5.11), the wait with a time limit that a ring dropped with operations in flight needs",
+        ));
+    }
+    Ok(())
+}
+// ANCHOR_END: requirements

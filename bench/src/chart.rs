@@ -320,6 +320,9 @@ mod tests {
             workloads,
             command: "race --rounds 5".into(),
             steal: None,
+            syscall_counter: None,
+            left_out: Vec::new(),
+            interrupted: None,
         };
         let svg = render(&race);
         // Drawn at the column's width, so 12 px text is read at 12 px...

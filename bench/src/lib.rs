@@ -54,6 +54,7 @@ pub mod chart;
 pub mod contenders;
 pub mod cpu;
 pub mod floor;
+pub mod lineup;
 pub mod race;
 pub mod racing;
 pub mod run;

@@ -40,6 +40,7 @@ use testbed::server::{ServerConfig, ServiceStats};
 
 use crate::contenders::Kind;
 use crate::run::Lap;
+use crate::syscalls::Counter;
 
 /// The seed of the item list and the server's draws (fixed: every
 /// contender gets the same items).
@@ -348,6 +349,21 @@ pub struct Race {
     /// race saved before this key existed). See [`testbed::machine::MachineTicks`].
     #[serde(default)]
     pub steal: Option<f64>,
+    /// The tool that counted the system calls per item (`null` when none
+    /// could, or in a race saved before this key existed): perf and strace
+    /// do not give the same figures.
+    #[serde(default)]
+    pub syscall_counter: Option<Counter>,
+    /// Contenders of the default race that could not run on this machine,
+    /// one note each, saying why ([`crate::lineup`]).
+    #[serde(default)]
+    pub left_out: Vec<String>,
+    /// The signal that stopped the race early (`"SIGINT"`, `"SIGTERM"`):
+    /// the rows are then the laps it finished, each contender's median of
+    /// the rounds it ran, with no system calls counted. `null` for a race
+    /// that ran to its end.
+    #[serde(default)]
+    pub interrupted: Option<String>,
 }
 
 /// The largest figure a race records: no count, time, rate or share it

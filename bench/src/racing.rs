@@ -5,6 +5,7 @@
 //! of one contender ([`crate::run`]).
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 use testbed::duration::format_duration;
@@ -66,11 +67,34 @@ pub struct Output {
     pub command: String,
 }
 
+/// What a race finished with.
+#[derive(Debug)]
+pub struct Finished {
+    /// One row per contender that finished both workloads at least once.
+    pub rows: Vec<Row>,
+    /// The laps that finished.
+    pub laps: usize,
+    /// Of which in `rows`: a contender stopped between its latency-bound
+    /// lap and its first overhead lap has no row, and its lap is dropped.
+    pub kept: usize,
+    /// The tool that counted the system calls, if one could.
+    pub counter: Option<syscalls::Counter>,
+    /// `stop` said yes before the last lap: the race was cut short.
+    pub interrupted: bool,
+}
+
 /// Runs the race: `rounds` times every contender on both workloads, each
 /// contender and workload on its own server from `servers`. Rounds run one
 /// after the other, each through every contender, so a burst of load from
 /// elsewhere on the machine spoils one round of several contenders rather
 /// than every round of one. `progress` hears before and after each run.
+///
+/// `stop` is asked before each lap, and after a lap that failed: once it
+/// says yes, no lap starts, and the race ends with the laps it finished
+/// (a lap that failed then is taken for one the stop cut short, as Ctrl-C
+/// does to a contender in a process of its own). A lap in this process is
+/// not stopped half-way: it runs to its end first.
+#[allow(clippy::too_many_arguments)] // Each is one of the race's parts; a struct of them would be named for nothing.
 pub fn run(
     contenders: &[&Contender],
     workloads: &Workloads,
@@ -79,18 +103,24 @@ pub fn run(
     runner: &Runner,
     output: &Output,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Vec<Row>, RaceError> {
+    stop: &dyn Fn() -> bool,
+) -> Result<Finished, RaceError> {
     let rounds = rounds.max(1);
     let total = rounds * contenders.len() * Part::ALL.len();
-    // laps[contender][part]: every round's lap, and its timeline if any.
-    let mut laps: Vec<[Vec<Done>; 2]> = contenders
+    // laps[contender][part]: every round's lap.
+    let mut laps: Vec<[Vec<Lap>; 2]> = contenders
         .iter()
         .map(|_| [Vec::new(), Vec::new()])
         .collect();
     let mut index = 0;
-    for round in 1..=rounds {
+    let mut interrupted = false;
+    'race: for _round in 1..=rounds {
         for (contender, laps) in contenders.iter().zip(&mut laps) {
             for (part, laps) in Part::ALL.into_iter().zip(laps.iter_mut()) {
+                if stop() {
+                    interrupted = true;
+                    break 'race;
+                }
                 index += 1;
                 progress(Progress::Starting {
                     index,
@@ -98,29 +128,59 @@ pub fn run(
                     contender: contender.name,
                     part,
                 });
-                let done = run_one(contender, part, workloads, round, servers, runner, output)?;
-                progress(Progress::Finished { lap: &done.0, part });
-                laps.push(done);
+                match run_one(contender, part, workloads, servers, runner, output) {
+                    Ok(lap) => {
+                        progress(Progress::Finished { lap: &lap, part });
+                        laps.push(lap);
+                    }
+                    Err(_) if stop() => {
+                        interrupted = true;
+                        break 'race;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
     }
-    // One more lap of each, its system calls counted by the kernel.
-    let counter = syscalls::Counter::find().map_err(|why| eprintln!("note: {why}"));
+    let finished = laps.iter().flatten().map(Vec::len).sum();
+    // One more lap of each, its system calls counted by the kernel; not
+    // after a stop, which asked for the end.
+    let counter = if interrupted {
+        None
+    } else {
+        let probe = || {
+            let mut command = Command::new(&runner.race_exe);
+            command.arg("--version");
+            command
+        };
+        syscalls::Counter::find(probe)
+            .map_err(|why| eprintln!("note: {why}"))
+            .ok()
+    };
     let mut rows = Vec::new();
+    let mut kept = 0;
     for (contender, [ladder, zero]) in contenders.iter().zip(laps) {
-        let calls = counter.map_or([None, None], |c| {
-            count_calls(c, contender, workloads, servers, runner)
-        });
-        let figures = |laps: &[Done]| laps.iter().map(|(lap, _)| RoundFigures::of(lap)).collect();
+        if ladder.is_empty() || zero.is_empty() {
+            continue; // Stopped before it finished both: no row.
+        }
+        kept += ladder.len() + zero.len();
+        // A stop during the counted laps ends them: the rows so far keep
+        // their counts, the rest have none.
+        interrupted |= stop();
+        let calls = match counter {
+            Some(c) if !interrupted => count_calls(c, contender, workloads, servers, runner),
+            _ => [None, None],
+        };
+        let figures = |laps: &[Lap]| laps.iter().map(RoundFigures::of).collect();
         let rounds = Rounds {
             latency_bound: figures(&ladder),
             overhead: figures(&zero),
         };
-        let latency_bound = settle(contender, Part::LatencyBound, ladder, servers, output)?;
+        let latency_bound = settle(contender, Part::LatencyBound, ladder, servers)?;
         rows.push(Row {
             kind: Some(contender.kind),
             latency_bound: latency_bound.0,
-            overhead: settle(contender, Part::Overhead, zero, servers, output)?.0,
+            overhead: settle(contender, Part::Overhead, zero, servers)?.0,
             rounds,
             cpu_x_floor: None,
             latency_bound_service: Some(latency_bound.1),
@@ -133,7 +193,13 @@ pub fn run(
         }
     }
     divide_by_floor(&mut rows);
-    Ok(rows)
+    Ok(Finished {
+        rows,
+        laps: finished,
+        kept,
+        counter,
+        interrupted,
+    })
 }
 
 /// Both workloads' system calls per item for `contender`, each counted in
@@ -161,20 +227,25 @@ fn count_calls(
     })
 }
 
-/// A finished run: its lap, and its timeline's path if it drew one.
-type Done = (Lap, Option<PathBuf>);
-
-/// One run: a contender, a workload, a round.
+/// One run: a contender, a workload. The latency-bound run draws its
+/// timeline into `NAME.lap.svg`, which replaces `NAME.svg` once the lap
+/// has finished: each contender keeps one picture, its last finished
+/// round's, however many rounds run, and a race stopped in the middle of
+/// a lap still has a whole picture of the round before.
 fn run_one(
     contender: &Contender,
     part: Part,
     workloads: &Workloads,
-    round: usize,
     servers: &Servers,
     runner: &Runner,
     output: &Output,
-) -> Result<Done, RaceError> {
+) -> Result<Lap, RaceError> {
     let workload = part.of(workloads);
+    let run_error = |error| RaceError::Run {
+        contender: contender.name.to_owned(),
+        part: part.as_str(),
+        error,
+    };
     let addr = servers
         .addr(&server_key(contender, part))
         .ok_or_else(|| RaceError::Server {
@@ -184,11 +255,8 @@ fn run_one(
         })?;
     // Only the ladder's timelines: at zero latency a timeline of 40,000
     // items is a solid block that says nothing the table does not.
-    let timeline = (part == Part::LatencyBound).then(|| {
-        output
-            .timelines
-            .join(format!("{}.round-{round}.svg", contender.name))
-    });
+    let drawing = (part == Part::LatencyBound)
+        .then(|| output.timelines.join(format!("{}.lap.svg", contender.name)));
     let caption = format!(
         "{}   # {}: {}",
         output.command,
@@ -196,25 +264,30 @@ fn run_one(
         workload.describe()
     );
     let settings = workload.settings(addr);
-    let lap = runner
-        .run(contender, &settings, timeline.as_deref(), Some(&caption))
-        .map_err(|error| RaceError::Run {
-            contender: contender.name.to_owned(),
-            part: part.as_str(),
-            error,
-        })?;
-    Ok((lap, timeline))
+    let ran = runner.run(contender, &settings, drawing.as_deref(), Some(&caption));
+    let Some(drawing) = drawing else {
+        return ran.map_err(run_error);
+    };
+    let lap = match ran {
+        Ok(lap) => lap,
+        Err(error) => {
+            let _ = std::fs::remove_file(&drawing);
+            return Err(run_error(error));
+        }
+    };
+    let kept = output.timelines.join(format!("{}.svg", contender.name));
+    std::fs::rename(&drawing, &kept).map_err(|e| run_error(RunError::Timeline(e)))?;
+    Ok(lap)
 }
 
-/// Picks the median round, keeps its timeline as `NAME.svg`, and stops the
-/// server, whose peak of connections is the contender's; returns the lap
-/// and the service times the server applied over every round.
+/// Picks the median round and stops the server, whose peak of connections
+/// is the contender's; returns the lap and the service times the server
+/// applied over every round.
 fn settle(
     contender: &Contender,
     part: Part,
-    mut laps: Vec<Done>,
+    mut laps: Vec<Lap>,
     servers: &mut Servers,
-    output: &Output,
 ) -> Result<(Lap, ServiceStats), RaceError> {
     let server_error = |why: String| RaceError::Server {
         contender: contender.name.to_owned(),
@@ -226,22 +299,9 @@ fn settle(
         .ok_or_else(|| server_error("none was forked for this run".into()))?
         .finish()
         .map_err(|e| server_error(e.to_string()))?;
-    laps.sort_by(|a, b| a.0.report.throughput.total_cmp(&b.0.report.throughput));
+    laps.sort_by(|a, b| a.report.throughput.total_cmp(&b.report.throughput));
     // `run` made at least one round; with an even count, the upper median.
-    let (mut lap, timeline) = laps.swap_remove(laps.len() / 2);
-    for (_, other) in laps {
-        if let Some(path) = other {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-    if let Some(path) = timeline {
-        let kept = output.timelines.join(format!("{}.svg", contender.name));
-        std::fs::rename(&path, &kept).map_err(|e| RaceError::Run {
-            contender: contender.name.to_owned(),
-            part: part.as_str(),
-            error: RunError::Timeline(e),
-        })?;
-    }
+    let mut lap = laps.swap_remove(laps.len() / 2);
     // The harness saw an external server and could not know its peak.
     lap.report.server_peak_conns = Some(stats.peak_conns);
     Ok((lap, stats.service))

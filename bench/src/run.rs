@@ -18,6 +18,7 @@
 //! Not here: which contenders exist ([`crate::contenders`]), where the
 //! servers come from ([`crate::servers`]).
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -121,6 +122,11 @@ impl Runner {
         if let Some(caption) = caption {
             command.arg("--caption").arg(caption);
         }
+        // A process group of its own: Ctrl-C at the terminal goes to the
+        // race's group, and must not cut this lap short (its workers would
+        // die and its items count as lost). The race hears the signal,
+        // lets this lap finish, and stops after it.
+        command.process_group(0);
         // The child's stderr is ours: its errors reach the user directly.
         let output = command
             .stdin(Stdio::null())

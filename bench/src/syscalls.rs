@@ -23,6 +23,7 @@
 //! The race installs nothing. When neither tool works, it says how to get
 //! one, and the column stays empty.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,8 +33,11 @@ use testbed::cli::Settings;
 use crate::contenders::Contender;
 use crate::run::{CONTENDER_SUBCOMMAND, RunError, Runner, settings_args};
 
-/// A tool that can count a command's system calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A tool that can count a command's system calls. `race.json` records
+/// which one counted (`"perf"` or `"strace"`), because they do not agree:
+/// strace sees calls perf's tracepoint does not, and misses some it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Counter {
     /// `perf stat -e raw_syscalls:sys_enter`: a kernel counter, cheap.
     Perf,
@@ -43,11 +47,17 @@ pub enum Counter {
 }
 
 impl Counter {
-    /// The first tool that can count here (tried on `true`), or what to
-    /// install.
-    pub fn find() -> Result<Counter, String> {
+    /// The first tool that counts the system calls of `probe` here, or
+    /// what to install. The race's probe is its own binary (`race
+    /// --version`, by its full path): the program the counted laps run,
+    /// not whatever `true` the `PATH` finds. A tool counts only if it runs,
+    /// the probe succeeds under it, and its output holds a count above
+    /// zero (every process makes system calls): perf without the right to
+    /// read the tracepoint prints `<not supported>` instead, and is passed
+    /// over for strace.
+    pub fn find(probe: impl Fn() -> Command) -> Result<Counter, String> {
         for counter in [Counter::Perf, Counter::Strace] {
-            if counter.count(Command::new("true")).is_ok() {
+            if counter.count(probe()).is_ok_and(|calls| calls > 0) {
                 return Ok(counter);
             }
         }
@@ -60,6 +70,14 @@ impl Counter {
         )
     }
 
+    /// How the legend names it: the command that counted.
+    pub fn command(self) -> &'static str {
+        match self {
+            Counter::Perf => "perf stat -e raw_syscalls:sys_enter",
+            Counter::Strace => "strace -c -f",
+        }
+    }
+
     /// Runs `command` under the tool; returns how many system calls it
     /// (and its children) entered.
     pub fn count(self, command: Command) -> Result<u64, String> {
@@ -67,6 +85,9 @@ impl Counter {
         let n = COUNTS.fetch_add(1, Ordering::Relaxed);
         let out = std::env::temp_dir().join(format!("race-syscalls.{}.{n}", std::process::id()));
         let mut counted = self.wrap(&command, &out);
+        // Out of the race's process group, as every lap is (see
+        // `Runner::run`): Ctrl-C stops the race after this count, not in it.
+        counted.process_group(0);
         let status = counted
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -145,6 +166,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_probe_that_fails_finds_no_tool() {
+        // Once `true` from PATH: any program that ran said "this tool
+        // counts", whatever it was.
+        let missing = || Command::new("/nonexistent/race");
+        assert!(Counter::find(missing).is_err());
+    }
+
+    #[test]
     fn both_outputs_are_read() {
         let perf = "# started on Wed\n\n81234,,raw_syscalls:sys_enter,2001,100.00,,\n";
         assert_eq!(Counter::Perf.parse(perf), Some(81234));
@@ -158,10 +187,17 @@ mod tests {
 
     #[test]
     fn a_counter_counts_a_real_command_when_one_is_installed() {
-        let Ok(counter) = Counter::find() else {
+        // This test's own binary, by its full path, as the race probes
+        // with its own.
+        let probe = || {
+            let mut command = Command::new(std::env::current_exe().expect("this test's path"));
+            command.arg("--list");
+            command
+        };
+        let Ok(counter) = Counter::find(probe) else {
             return; // Nothing to count with: the race leaves the column empty.
         };
-        let calls = counter.count(Command::new("true")).expect("a count");
+        let calls = counter.count(probe()).expect("a count");
         assert!(calls > 0, "{counter:?} counted nothing");
     }
 }

@@ -71,10 +71,10 @@ pub fn legend(race: &Race) -> String {
          that CPU as a multiple of the `floor` row's, the least a client can \
          do for this workload. Calls/item are the system calls the kernel \
          counted per item in one more lap of each, in a process of its own \
-         (`perf stat -e raw_syscalls:sys_enter`; empty where no tool could \
-         count). Lost and wrong count both runs.",
+         ({}). Lost and wrong count both runs.",
         race.workloads.latency_bound.describe(),
-        race.workloads.overhead.describe()
+        race.workloads.overhead.describe(),
+        counted_by(race)
     );
     if let Some(steal) = race.steal {
         legend.push_str(&format!(
@@ -83,7 +83,32 @@ pub fn legend(race: &Race) -> String {
             steal * 100.0
         ));
     }
+    for note in &race.left_out {
+        legend.push_str(&format!(" Left out: {note}."));
+    }
+    if let Some(signal) = &race.interrupted {
+        legend.push_str(&format!(
+            " Stopped early by {signal}: each row is the median of the rounds \
+             its contender finished."
+        ));
+    }
     legend
+}
+
+/// Which tool counted the calls, as the legend says it.
+fn counted_by(race: &Race) -> String {
+    match race.syscall_counter {
+        Some(counter) => format!("counted by `{}`", counter.command()),
+        None if race.interrupted.is_some() => "not counted: the race was stopped".to_owned(),
+        None if race
+            .rows
+            .iter()
+            .any(|row| row.overhead.syscalls_per_item.is_some()) =>
+        {
+            "by a tool this race.json does not name: it was saved before it recorded one".to_owned()
+        }
+        None => "empty: no tool could count them here".to_owned(),
+    }
 }
 
 /// The command, then the table, then its legend: what the book includes.
@@ -179,4 +204,36 @@ pub fn text(race: &Race) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::race::Workloads;
+    use crate::syscalls::Counter;
+
+    fn race(counter: Option<Counter>) -> Race {
+        Race {
+            rows: Vec::new(),
+            workloads: Workloads::quick(),
+            command: "race --quick".into(),
+            steal: None,
+            syscall_counter: counter,
+            left_out: Vec::new(),
+            interrupted: None,
+        }
+    }
+
+    #[test]
+    fn the_legend_names_the_tool_that_counted() {
+        // Once it said `perf stat` whoever counted, and strace's figures
+        // are not perf's.
+        let strace = legend(&race(Some(Counter::Strace)));
+        assert!(strace.contains("counted by `strace -c -f`"), "{strace}");
+        assert!(!strace.contains("perf"), "{strace}");
+        let perf = legend(&race(Some(Counter::Perf)));
+        assert!(perf.contains("counted by `perf stat -e raw_syscalls:sys_enter`"));
+        let none = legend(&race(None));
+        assert!(none.contains("no tool could count") && !none.contains("perf"));
+    }
 }

@@ -12,8 +12,10 @@
 //! `rusqlite::Connection` may move between threads but not be shared by
 //! them, and funnelling writes to one owner is the usual answer (the
 //! alternative, a `Mutex<Store>`, is what the tokio reference does). The
-//! finish time stored is when the outcome is recorded, so a backlog at the
-//! writer would show up in the latencies, as it should.
+//! finish time stored is the thread's, stamped when its reply was read:
+//! by the time the writer records it, the thread may be well into its next
+//! item, and a later stamp would draw the two overlapping on the thread's
+//! lane of the timeline.
 //!
 //! Not handicapped: `TCP_NODELAY` (through `sync::connect`), connections
 //! reused across items, threads started once per run. Not here: any event
@@ -46,6 +48,7 @@ struct Done {
     id: ItemId,
     lane: Lane,
     started: Instant,
+    finished: Instant,
     outcome: Outcome,
 }
 
@@ -85,7 +88,13 @@ impl Stage for Threads {
             // `done_rx` runs dry and the loop below ends.
             drop(done_tx);
             for done in done_rx {
-                store.record(done.id, done.lane, done.started, &done.outcome)?;
+                store.record_span(
+                    done.id,
+                    done.lane,
+                    done.started,
+                    done.finished,
+                    &done.outcome,
+                )?;
             }
             Ok(())
         })?;
@@ -107,6 +116,7 @@ fn serve(scenario: &Scenario, lane: Lane, todo: &Receiver<&Item>, done: &Sender<
             id: item.id,
             lane,
             started,
+            finished: Instant::now(),
             outcome,
         };
         if done.send(finished).is_err() {

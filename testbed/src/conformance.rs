@@ -29,6 +29,32 @@ use crate::outcome::ErrorKind;
 use crate::protocol::Phases;
 use crate::report::Report;
 use crate::stage::Stage;
+use crate::store::{Lane, Row};
+
+/// The first two items that overlap on one lane, if any. A lane is one
+/// connection, worker or fiber, which carries one item at a time: an item
+/// that starts before the previous one on its lane has finished is a
+/// stage stamping a time too late (or too early), and the timeline's trace
+/// format shows it as two slices on one track that overlap, which a trace
+/// viewer such as Perfetto drops.
+pub fn overlap_on_a_lane(rows: &[Row]) -> Option<String> {
+    let mut by_lane: BTreeMap<Lane, Vec<&Row>> = BTreeMap::new();
+    for row in rows {
+        by_lane.entry(row.lane).or_default().push(row);
+    }
+    by_lane.into_iter().find_map(|(lane, mut rows)| {
+        rows.sort_by_key(|row| (row.started_us, row.finished_us));
+        rows.windows(2).find_map(|pair| {
+            let (before, after) = (pair[0], pair[1]);
+            (after.started_us < before.finished_us).then(|| {
+                format!(
+                    "on lane {}, item {} starts at {} us, before item {} ends at {} us",
+                    lane.0, after.id, after.started_us, before.id, before.finished_us
+                )
+            })
+        })
+    })
+}
 
 /// Small, fast settings for tests: 60 items over 4 connections at 1 ms.
 pub fn quick_settings() -> Settings {
@@ -59,6 +85,9 @@ fn check_conforms(stage: &dyn Stage, settings: &Settings, execution: Execution) 
     assert_eq!(report.wrong, 0, "wrong rows: {}", context());
     assert!(report.problems.is_empty(), "problems: {}", context());
     assert_eq!(report.ok + report.failed, report.items, "{}", context());
+    if let Some(overlap) = overlap_on_a_lane(&execution.rows) {
+        panic!("{overlap}: {}", context());
+    }
     if let Some(expected) = &report.expected_errors {
         assert_eq!(
             &report.errors,

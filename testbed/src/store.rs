@@ -330,7 +330,22 @@ impl Store {
         started: Instant,
         outcome: &Outcome,
     ) -> Result<(), StoreError> {
-        let finished = Instant::now();
+        self.record_span(id, lane, started, Instant::now(), outcome)
+    }
+
+    /// Stores the outcome of `id`, which ran on `lane` from `started` until
+    /// `finished`. For a stage that records a call some time after it
+    /// ended: a pool that has already handed the connection to the next
+    /// call must stamp the end it saw, or the two calls overlap on the
+    /// connection's lane of the timeline.
+    pub fn record_span(
+        &mut self,
+        id: ItemId,
+        lane: Lane,
+        started: Instant,
+        finished: Instant,
+        outcome: &Outcome,
+    ) -> Result<(), StoreError> {
         let key = i64::try_from(id.0).map_err(|_| StoreError::IdTooLarge(id))?;
         let epoch = self.epoch;
         let micros = |t: Instant| t.saturating_duration_since(epoch).as_micros() as i64;

@@ -13,6 +13,7 @@
 //! ([`super::connections`]).
 
 use std::io;
+use std::time::Instant;
 
 use select::slot::{Slot, SlotId, Turn};
 use testbed::outcome::{ErrorKind, Failure};
@@ -104,6 +105,9 @@ impl CheckoutPool {
                 checkout: call.checkout,
                 slot: Some(id),
                 started: call.started,
+                // Now, before `next_call` below sends this connection's
+                // next item.
+                finished: Instant::now(),
                 outcome,
             });
         }

@@ -138,3 +138,50 @@ fn checkouts_that_gave_up_on_an_unreachable_server_say_so() {
         "{notes}"
     );
 }
+
+#[test]
+fn no_two_items_overlap_on_a_connections_track_of_the_trace() {
+    // The pool hands a connection to its next call in the same turn as it
+    // reads the reply: an end stamped when the caller records the call is
+    // later than the next call's start, and a trace viewer drops one of
+    // two overlapping slices on a track.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("p.trace.json");
+    let path_arg = path.to_string_lossy().into_owned();
+    let args = [
+        "--items",
+        "60",
+        "--conns",
+        "4",
+        "--latency",
+        "1ms",
+        "--timeline",
+        &path_arg,
+    ];
+    let output = run_bin(BIN, &args, DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let text = std::fs::read_to_string(&path).expect("the trace was written");
+    let trace: serde_json::Value = serde_json::from_str(&text).expect("the trace is JSON");
+    let mut tracks: std::collections::BTreeMap<u64, Vec<(u64, u64)>> = Default::default();
+    for event in trace["traceEvents"].as_array().expect("traceEvents") {
+        if event["cat"] == "item" {
+            let at = |key: &str| event[key].as_u64().expect("µs");
+            tracks
+                .entry(at("tid"))
+                .or_default()
+                .push((at("ts"), at("ts") + at("dur")));
+        }
+    }
+    assert_eq!(tracks.values().map(Vec::len).sum::<usize>(), 60);
+    for (tid, mut slices) in tracks {
+        slices.sort_unstable();
+        for pair in slices.windows(2) {
+            assert!(
+                pair[1].0 >= pair[0].1,
+                "track {tid}: an item starts at {} us, before the one before it ends at {} us",
+                pair[1].0,
+                pair[0].1
+            );
+        }
+    }
+}

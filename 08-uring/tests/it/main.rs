@@ -7,7 +7,9 @@
 mod binary;
 mod conformance;
 mod hostile;
+mod overflow;
 mod peers;
 mod refusal;
 mod ring;
+mod store_error;
 mod util;

@@ -155,3 +155,32 @@ fn a_locked_memory_limit_of_zero_is_refused_clearly_or_not_charged() {
         assert!(output.status.success(), "{output:?}");
     }
 }
+
+#[test]
+fn a_kernel_without_an_operation_the_ring_needs_is_refused_naming_it() {
+    use io_uring::opcode;
+    use uring::setup::{INSTEAD, requirements};
+
+    assert_eq!(requirements(|_| true, true, true), Ok(()), "5.11 and later");
+    for (code, name) in [
+        (opcode::Connect::CODE, "IORING_OP_CONNECT"),
+        (opcode::Send::CODE, "IORING_OP_SEND"),
+        (opcode::Recv::CODE, "IORING_OP_RECV"),
+        (opcode::LinkTimeout::CODE, "IORING_OP_LINK_TIMEOUT"),
+        (opcode::AsyncCancel::CODE, "IORING_OP_ASYNC_CANCEL"),
+    ] {
+        let why = requirements(|c| c != code, true, true).expect_err(name);
+        let text = why.to_string();
+        assert!(text.contains(name) && text.contains(INSTEAD), "{text}");
+        assert!(!text.contains('\n'), "one line: {text}");
+    }
+    let no_wait = requirements(|_| true, true, false).expect_err("no EXT_ARG");
+    assert!(
+        no_wait
+            .to_string()
+            .contains("IORING_FEAT_EXT_ARG (Linux 5.11)")
+    );
+    let drops = requirements(|_| true, false, true).expect_err("no NODROP");
+    assert!(drops.to_string().contains("IORING_FEAT_NODROP"));
+    assert_eq!(uring::setup::probe(), Ok(()), "this kernel has everything");
+}

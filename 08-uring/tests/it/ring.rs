@@ -3,12 +3,11 @@
 //! operation finished, was cancelled by a request, or by its linked
 //! timeout; and a ring dropped with a read in flight waits for it.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::os::fd::AsRawFd;
 use std::time::Duration;
 
-use uring::ring::{Completion, Op, Ring};
+use uring::ring::{Completion, Op, Ring, SharedFd};
 
 use crate::util::bounded;
 
@@ -44,7 +43,7 @@ fn a_cancelled_read_gives_its_buffer_back_with_its_completion() -> io::Result<()
     bounded(|| {
         let (client, _peer) = pair()?; // The peer says nothing.
         let mut ring = Ring::new(8)?;
-        let read = ring.recv(0, client.as_raw_fd(), vec![7; 64], None)?;
+        let read = ring.recv(0, &SharedFd::new(client), vec![7; 64], None)?;
         ring.submit()?;
         ring.cancel(read)?;
         let done = drain(&mut ring)?;
@@ -67,7 +66,7 @@ fn a_cancel_that_loses_the_race_leaves_the_read_its_bytes() -> io::Result<()> {
         let mut ring = Ring::new(8)?;
         // Both in one submission: the read is issued first and finds its
         // bytes at once, so the cancel finds nothing left to cancel.
-        let read = ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
+        let read = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
         ring.cancel(read)?;
         let done = drain(&mut ring)?;
         assert_eq!(done.len(), 1);
@@ -88,7 +87,7 @@ fn a_linked_timeout_cancels_a_silent_read() -> io::Result<()> {
         let (client, _peer) = pair()?;
         let mut ring = Ring::new(8)?;
         let limit = Some(Duration::from_millis(10));
-        ring.recv(0, client.as_raw_fd(), vec![0; 64], limit)?;
+        ring.recv(0, &SharedFd::new(client), vec![0; 64], limit)?;
         let done = drain(&mut ring)?;
         assert_eq!(done.len(), 1, "the timeout's own completion stays inside");
         assert!(done[0].cancelled(), "{:?}", done[0].result);
@@ -104,12 +103,49 @@ fn a_ring_dropped_with_a_read_in_flight_waits_for_it() -> io::Result<()> {
     bounded(|| {
         let (client, _peer) = pair()?;
         let mut ring = Ring::new(8)?;
-        ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
+        ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
         ring.submit()?;
         assert_eq!(ring.in_flight(), 1);
         // Drop cancels the read and waits for its completion before the
         // buffer is freed: this returns, and nothing writes freed memory.
         drop(ring);
+        Ok(())
+    })
+}
+
+#[test]
+fn a_queued_send_goes_to_its_own_socket_even_when_the_caller_lets_go_first() -> io::Result<()> {
+    bounded(|| {
+        let (a, mut a_peer) = pair()?;
+        let b_listener = TcpListener::bind("127.0.0.1:0")?;
+        let mut ring = Ring::new(8)?;
+        let a = SharedFd::new(a);
+        // Queued, not submitted: the kernel has not seen it, only its number.
+        ring.send(0, &a, b"GET 17 lane-a-secret\n".to_vec(), 0)?;
+        // The caller lets go of socket A (an early return, a panic, a lane
+        // that closes), and a new socket is made: had A's descriptor
+        // closed, the new one would take its number, the lowest free one.
+        drop(a);
+        let b = TcpStream::connect(b_listener.local_addr()?)?;
+        let (mut b_peer, _) = b_listener.accept()?;
+        // Dropping the ring submits what is queued and waits for it.
+        drop(ring);
+        b_peer.set_nonblocking(true)?;
+        let mut got = [0; 64];
+        match b_peer.read(&mut got) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            other => panic!(
+                "A's send reached B's peer: {other:?} {:?}",
+                String::from_utf8_lossy(&got)
+            ),
+        }
+        let mut line = [0; 21];
+        a_peer.read_exact(&mut line)?;
+        assert_eq!(
+            &line, b"GET 17 lane-a-secret\n",
+            "the send went to A, its own socket"
+        );
+        drop(b);
         Ok(())
     })
 }

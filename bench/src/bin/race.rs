@@ -7,9 +7,18 @@
 //! Prints a table (or `--json`: `{"rows": [...]}`), and writes into `--out`
 //! (default `target/race/`) `race.json`, `race.md`, `race-split.md` (where
 //! the time per item goes at 2 ms), the chart `race.svg`
-//! and each contender's timeline under `timelines/`. `--book` also writes
+//! and each contender's timeline under `timelines/` (one per contender:
+//! its last finished round's). `--book` also writes
 //! `race.md`, `race-split.md` and `race.svg` into `book/src/figures/` for the chapter
 //! "Racing the stages". Progress goes to stderr.
+//!
+//! Before the first lap, every contender is asked whether it can run here
+//! (`bench::lineup`): one named by `--only` that cannot is a usage error,
+//! one of the default race is left out with a note.
+//!
+//! SIGINT (Ctrl-C) or SIGTERM stops the race after the lap in progress,
+//! and the laps it finished are printed and written like a whole race's,
+//! with one line on stderr that says so; a second signal stops it at once.
 //!
 //! The hidden subcommand `race contender NAME [stage flags]` runs one
 //! contender in a process of its own and prints its lap as JSON: the race
@@ -24,17 +33,22 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use clap::{Parser, Subcommand};
+use nix::sys::signal::Signal;
 use testbed::cli::{
     Settings, parse_conns, parse_items, parse_or_exit, print_or_report, usage_error,
 };
+use testbed::interrupt::{Signals, exit_status};
 use testbed::limits::{DescriptorNeed, fd_limits, raise_fd_limit};
 use testbed::machine::MachineTicks;
 
-use bench::contenders::{self, CONTENDERS, Contender};
+use bench::contenders;
+use bench::lineup::{self, Lineup};
 use bench::race::{self, Race, Workloads};
-use bench::racing::{self, Output, Progress};
+use bench::racing::{self, Finished, Output, Progress};
 use bench::run::{Runner, run_here};
 use bench::servers::Servers;
 use bench::{chart, table};
@@ -52,7 +66,8 @@ struct Args {
     #[arg(long)]
     json: bool,
 
-    /// Where to write the table, the chart and the timelines.
+    /// Where to write the table, the chart and the timelines (one per
+    /// contender, in timelines/NAME.svg: its last finished round's).
     #[arg(long, value_name = "DIR", default_value = "target/race")]
     out: PathBuf,
 
@@ -70,7 +85,8 @@ struct Args {
     only: Vec<String>,
 
     /// Run every contender this many times and show each one's median
-    /// round: a shared machine is noisy.
+    /// round: a shared machine is noisy. Ctrl-C or SIGTERM stops after the
+    /// lap in progress and keeps the laps finished.
     #[arg(
         long,
         value_name = "N",
@@ -127,10 +143,21 @@ fn main() -> ExitCode {
     if let Some(saved) = &args.replot {
         return replot(saved, &args);
     }
-    let contenders = match chosen(&args.only) {
-        Ok(contenders) => contenders,
+    // First of all, before any thread or child: SIGINT and SIGTERM become
+    // data (every thread started later inherits the mask, and so do the
+    // forked servers, which the race stops itself). Without the block, the
+    // signals keep their default action: the race ends, and keeps nothing.
+    let signals = Signals::block().ok();
+    let Lineup {
+        contenders,
+        left_out,
+    } = match lineup::choose(&args.only, lineup::available) {
+        Ok(lineup) => lineup,
         Err(message) => return usage_error(&message),
     };
+    for note in &left_out {
+        eprintln!("note: {note}");
+    }
     let workloads = workloads(&args);
     if let Err(message) = fits_descriptors(&workloads) {
         return usage_error(&message);
@@ -160,12 +187,18 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
 
+    let stopped = Arc::new(AtomicI32::new(0));
+    if let Some(signals) = signals {
+        let stopped = Arc::clone(&stopped);
+        std::thread::spawn(move || take_signals(&signals, &stopped));
+    }
     let mut progress = |event: Progress<'_>| match event {
         Progress::Starting { .. } => eprint!("{event}"),
         Progress::Finished { .. } => eprintln!("{event}"),
     };
+    let stop = || stopped.load(Ordering::SeqCst) != 0;
     let ticks = MachineTicks::now();
-    let rows = match racing::run(
+    let finished = match racing::run(
         &contenders,
         &workloads,
         args.rounds.into(),
@@ -173,18 +206,39 @@ fn main() -> ExitCode {
         &runner,
         &output,
         &mut progress,
+        &stop,
     ) {
-        Ok(rows) => rows,
+        Ok(finished) => finished,
         Err(e) => {
             eprintln!("\nerror: {e}");
             return ExitCode::FAILURE;
         }
     };
+    let signal = Signal::try_from(stopped.load(Ordering::SeqCst)).ok();
+    let Finished {
+        rows,
+        laps,
+        kept,
+        counter,
+        interrupted,
+    } = finished;
+    if interrupted && rows.is_empty() {
+        eprintln!(
+            "race: interrupted{} after {laps} laps, before any contender finished both \
+             workloads: nothing to keep, nothing written to {}/",
+            by(signal),
+            args.out.display()
+        );
+        return interrupted_status(signal);
+    }
     let race = Race {
         rows,
         workloads,
         command: output.command,
         steal: ticks.and_then(|t| MachineTicks::now()?.steal_since(t)),
+        syscall_counter: counter,
+        left_out,
+        interrupted: interrupted.then(|| signal.map_or("a signal", Signal::as_str).to_owned()),
     };
     // What was measured goes to stdout before any file is written: a file
     // that cannot be written must not cost the race's results.
@@ -195,7 +249,57 @@ fn main() -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
+    if interrupted {
+        let dropped = if kept < laps {
+            format!(" ({} dropped: a row needs both workloads)", laps - kept)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "race: interrupted{}: {kept} of {laps} finished laps kept{dropped}, written to {}/",
+            by(signal),
+            args.out.display()
+        );
+        return interrupted_status(signal);
+    }
     finish(&race, &args)
+}
+
+/// The race's signal thread: the first SIGINT or SIGTERM is stored in
+/// `stopped` for the race to stop after the lap in progress; the second
+/// ends the process at once, as the signal would have.
+fn take_signals(signals: &Signals, stopped: &AtomicI32) {
+    use std::os::fd::AsFd;
+
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+
+    loop {
+        let mut fds = [PollFd::new(signals.as_fd(), PollFlags::POLLIN)];
+        // Interrupted or not, look again: `take` says whether one came.
+        let _ = poll(&mut fds, PollTimeout::NONE);
+        let Some(signal) = signals.take() else {
+            continue;
+        };
+        if stopped.swap(signal as i32, Ordering::SeqCst) == 0 {
+            eprintln!(
+                "\nrace: {signal}: stopping after the lap in progress, then keeping the laps \
+                 finished (send it again to stop at once, keeping nothing)"
+            );
+        } else {
+            eprintln!("\nrace: {signal} again: stopped at once; nothing written");
+            std::process::exit(exit_status(signal).into());
+        }
+    }
+}
+
+/// " by SIGTERM", or nothing when the signal is not known.
+fn by(signal: Option<Signal>) -> String {
+    signal.map_or(String::new(), |s| format!(" by {s}"))
+}
+
+/// A race stopped by a signal ends as a stage does: 128 + its number.
+fn interrupted_status(signal: Option<Signal>) -> ExitCode {
+    signal.map_or(ExitCode::FAILURE, |s| ExitCode::from(exit_status(s)))
 }
 
 /// Prints the race: a table, or `--json`. Piped into `head`, the rest of
@@ -251,24 +355,6 @@ fn replot(saved: &Path, args: &Args) -> ExitCode {
         return ExitCode::FAILURE;
     }
     finish(&race, args)
-}
-
-/// The contenders named by `--only`, or all of them.
-fn chosen(only: &[String]) -> Result<Vec<&'static Contender>, String> {
-    if only.is_empty() {
-        return Ok(CONTENDERS.iter().collect());
-    }
-    only.iter()
-        .map(|name| {
-            contenders::find(name).ok_or_else(|| {
-                let names: Vec<&str> = CONTENDERS.iter().map(|c| c.name).collect();
-                format!(
-                    "--only: no contender '{name}' (known: {})",
-                    names.join(", ")
-                )
-            })
-        })
-        .collect()
 }
 
 fn workloads(args: &Args) -> Workloads {

@@ -5,3 +5,5 @@
 mod hostile;
 mod race;
 mod references;
+mod seccomp;
+mod stopped;

@@ -149,3 +149,62 @@ fn the_contender_subcommand_prints_one_lap() {
     assert_eq!(lap["ok"], 10);
     assert!(lap["client_cpu_s"].as_f64().is_some_and(|s| s >= 0.0));
 }
+
+#[test]
+fn a_contender_named_twice_is_refused_before_the_first_lap() {
+    // Once: every lap ran, then "the slow server: none was forked for
+    // this run", and the results were lost.
+    let stderr = usage_error(RACE, &["--only", "sync,sync"], DEADLINE);
+    assert!(stderr.contains("'sync' is named twice"), "{stderr}");
+}
+
+#[test]
+fn a_uring_row_asked_for_where_io_uring_is_forbidden_is_refused_before_the_first_lap() {
+    let mut command = std::process::Command::new(RACE);
+    command
+        .args(TINY)
+        .args(["--only", "sync,uring", "--rounds", "1"]);
+    crate::seccomp::forbid_io_uring(&mut command);
+    let output = testbed::testing::run_command(command, DEADLINE);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--only: uring cannot run here") && stderr.contains("EPERM"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn race_json_names_the_tool_that_counted_the_calls() {
+    let out = tempfile::tempdir().expect("a temporary directory");
+    let out_arg = out.path().to_string_lossy().into_owned();
+    let mut args = TINY.to_vec();
+    args.extend(["--only", "tokio-ct", "--rounds", "1", "--out", &out_arg]);
+    let output = run_bin(RACE, &args, DEADLINE);
+    assert!(output.status.success(), "{output:?}");
+    let json = std::fs::read_to_string(out.path().join("race.json")).expect("race.json");
+    let race: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let md = std::fs::read_to_string(out.path().join("race.md")).expect("race.md");
+    let calls = race["rows"][0]["syscalls_per_item"].as_f64();
+    match race["syscall_counter"].as_str() {
+        Some("perf") => assert!(md.contains("counted by `perf stat"), "{md}"),
+        Some("strace") => {
+            assert!(
+                md.contains("counted by `strace -c -f`") && !md.contains("perf"),
+                "{md}"
+            )
+        }
+        None => assert!(
+            calls.is_none() && md.contains("no tool could count"),
+            "{md}"
+        ),
+        Some(other) => panic!("an unknown counter {other}"),
+    }
+    assert_eq!(
+        calls.is_some(),
+        race["syscall_counter"].is_string(),
+        "{json}"
+    );
+}

@@ -17,15 +17,14 @@
 //!
 //! ```
 //! use std::net::{TcpListener, TcpStream};
-//! use std::os::fd::AsRawFd;
 //! use ch09_take_back::take_back;
-//! use uring::ring::Ring;
+//! use uring::ring::{Ring, SharedFd};
 //!
 //! let listener = TcpListener::bind("127.0.0.1:0")?;
 //! let client = TcpStream::connect(listener.local_addr()?)?;
 //! let _peer = listener.accept()?;
 //! let mut ring = Ring::new(8)?;
-//! let read = ring.recv(0, client.as_raw_fd(), vec![7; 64], None)?;
+//! let read = ring.recv(0, &SharedFd::new(client), vec![7; 64], None)?;
 //! ring.submit()?;
 //! let back = take_back(&mut ring, read, &mut Vec::new())?;
 //! assert_eq!((back.buf, back.read), (vec![7; 64], None));
@@ -91,9 +90,9 @@ pub fn take_back(
 mod tests {
     use std::io::Write;
     use std::net::{TcpListener, TcpStream};
-    use std::os::fd::AsRawFd;
     use std::sync::mpsc;
     use std::time::Duration;
+    use uring::ring::SharedFd;
 
     use super::*;
 
@@ -124,7 +123,7 @@ mod tests {
         bounded(|| {
             let (client, _peer) = pair()?;
             let mut ring = Ring::new(8)?;
-            let read = ring.recv(0, client.as_raw_fd(), vec![7; 64], None)?;
+            let read = ring.recv(0, &SharedFd::new(client), vec![7; 64], None)?;
             ring.submit()?;
             let back = take_back(&mut ring, read, &mut Vec::new())?;
             assert_eq!(
@@ -150,7 +149,7 @@ mod tests {
             let mut ring = Ring::new(8)?;
             // Not submitted yet: the read and the cancel go in together,
             // and the read, first, finds its bytes at once.
-            let read = ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
+            let read = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
             let back = take_back(&mut ring, read, &mut Vec::new())?;
             assert_eq!(back.read, Some(3), "a read that finished is not cancelled");
             assert_eq!(
@@ -169,7 +168,7 @@ mod tests {
             // before the cancel can stop it.
             let not_a_socket = std::fs::File::open("/dev/null")?;
             let mut ring = Ring::new(8)?;
-            let read = ring.recv(0, not_a_socket.as_raw_fd(), vec![0; 64], None)?;
+            let read = ring.recv(0, &SharedFd::new(not_a_socket), vec![0; 64], None)?;
             let taken = take_back(&mut ring, read, &mut Vec::new());
             assert!(
                 taken.is_err(),
@@ -188,8 +187,8 @@ mod tests {
             other.peek(&mut [0; 6])?;
             let mut ring = Ring::new(8)?;
             // Lane 1's read completes at once; lane 0's is taken back.
-            let theirs = ring.recv(1, other.as_raw_fd(), vec![1; 64], None)?;
-            let mine = ring.recv(0, client.as_raw_fd(), vec![0; 64], None)?;
+            let theirs = ring.recv(1, &SharedFd::new(other), vec![1; 64], None)?;
+            let mine = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
             let mut others = Vec::new();
             let back = take_back(&mut ring, mine, &mut others)?;
             assert_eq!(
