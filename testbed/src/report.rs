@@ -334,31 +334,8 @@ impl Report {
         if report.reached_no_server() {
             // Failing fast against nothing is not efficiency (see `rates`).
             report.efficiency = None;
-            let only_timeouts = report.errors.keys().all(|kind| kind == "timeout");
-            report.problems.push(match facts.read_timeout {
-                // A server that takes longer than the timeout to answer is
-                // not broken: the timeout is too short for it.
-                Some(limit) if only_timeouts => format!(
-                    "no item got its reply within --read-timeout {} ({}): {}; give a longer \
-                     --read-timeout",
-                    crate::duration::format_duration(limit),
-                    kinds(&report.errors),
-                    if facts.external_server {
-                        "the server answers more slowly than that, or not at all".to_owned()
-                    } else {
-                        format!(
-                            "the embedded server answers more slowly than that (its service \
-                             time is {} per line)",
-                            crate::duration::format_duration(facts.mean_service)
-                        )
-                    }
-                ),
-                _ => format!(
-                    "no item reached a working SLOW/1 server ({}): check that a slow-server \
-                     listens there, and has room for this run",
-                    kinds(&report.errors)
-                ),
-            });
+            let problem = text::no_answer(&report.errors, &facts);
+            report.problems.push(problem);
         }
         report
     }

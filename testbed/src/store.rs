@@ -24,11 +24,8 @@
 //! run's id into it and remembers whose results it replaced
 //! ([`Store::replaced`], `store/run.rs`).
 //!
-//! A file is this program's only if it carries its mark (`PRAGMA
-//! application_id`, set when the file is made, [`mark::APPLICATION_ID`]):
-//! any other existing file is refused before SQLite opens it
-//! ([`StoreError::Foreign`], `store/mark.rs`), so `--db` never replaces
-//! another program's tables.
+//! A file without this program's mark (`store/mark.rs`) is refused before
+//! SQLite opens it: `--db` never replaces another program's tables.
 //!
 //! # In memory or in a file
 //!
@@ -146,12 +143,12 @@ pub enum StoreError {
         /// What did not decode.
         why: String,
     },
-    /// The file is not this program's: it was left untouched (`store/mark.rs`).
+    /// The file is not this program's, and was left untouched.
     #[error("{} {why}", path.display())]
     Foreign {
         /// The file.
         path: PathBuf,
-        /// Whose it seems to be.
+        /// Why it is not this program's.
         why: mark::Foreign,
     },
     /// SQLite itself failed.
@@ -281,15 +278,7 @@ impl Store {
             DbTarget::Memory(uri) => Connection::open(uri)?,
             DbTarget::File(path) => {
                 // Someone else's file is refused before SQLite opens it.
-                let owner = mark::owner(path).map_err(|why| StoreError::Foreign {
-                    path: path.clone(),
-                    why,
-                })?;
-                let conn = Connection::open(path)?;
-                if owner == mark::Owner::New {
-                    // Before WAL: the mark goes into the file itself.
-                    conn.pragma_update(None, "application_id", mark::APPLICATION_ID)?;
-                }
+                let conn = mark::open_marked(path)?;
                 // WAL lets readers and one writer work at once; NORMAL syncs
                 // at checkpoints, not at every commit (results can be redone).
                 let mode: String =

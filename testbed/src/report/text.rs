@@ -137,3 +137,32 @@ fn why_no_efficiency(report: &Report) -> &'static str {
         "no item reached the server"
     }
 }
+
+/// The problem of a run in which no item got a SLOW/1 answer. When every
+/// item timed out under a read timeout, the timeout is named, not the
+/// server: a server slower than the timeout is not a broken one.
+pub(super) fn no_answer(errors: &BTreeMap<String, u64>, facts: &super::RunFacts) -> String {
+    let only_timeouts = errors.keys().all(|kind| kind == "timeout");
+    match facts.read_timeout {
+        Some(limit) if only_timeouts => format!(
+            "no item got its reply within --read-timeout {} ({}): {}; give a longer \
+             --read-timeout",
+            format_duration(limit),
+            super::kinds(errors),
+            if facts.external_server {
+                "the server answers more slowly than that, or not at all".to_owned()
+            } else {
+                format!(
+                    "the embedded server answers more slowly than that (its service time is \
+                     {} per line)",
+                    format_duration(facts.mean_service)
+                )
+            }
+        ),
+        _ => format!(
+            "no item reached a working SLOW/1 server ({}): check that a slow-server listens \
+             there, and has room for this run",
+            super::kinds(errors)
+        ),
+    }
+}

@@ -97,6 +97,21 @@ pub fn refusal(path: &Path, why: &Foreign) -> String {
     )
 }
 
+/// Opens `path` with SQLite if it is new or ours, marking a new one
+/// (before WAL, so the mark goes into the file itself); refuses anyone
+/// else's file before SQLite opens it.
+pub(super) fn open_marked(path: &Path) -> Result<rusqlite::Connection, super::StoreError> {
+    let owner = owner(path).map_err(|why| super::StoreError::Foreign {
+        path: path.to_owned(),
+        why,
+    })?;
+    let conn = rusqlite::Connection::open(path)?;
+    if owner == Owner::New {
+        conn.pragma_update(None, "application_id", APPLICATION_ID)?;
+    }
+    Ok(conn)
+}
+
 /// Whether `path` is new, or a results database this program made; reads
 /// the file's header and nothing else, and writes nothing.
 pub fn owner(path: &Path) -> Result<Owner, Foreign> {
