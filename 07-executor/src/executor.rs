@@ -54,7 +54,7 @@ use scheduler::TimerHeap;
 use testbed::turns::TurnLog;
 
 use crate::handle::{Handle, Shared};
-use crate::join::{JoinHandle, TaskPanic};
+use crate::join::{JoinError, JoinHandle, TaskPanic};
 use crate::notify;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
@@ -90,7 +90,7 @@ pub enum RunError {
 ///
 /// Dropping the executor drops every task still in it (their destructors
 /// run: that is cancellation), and a [`JoinHandle`] of one of them then
-/// returns [`JoinError::Cancelled`](crate::JoinError::Cancelled).
+/// returns [`JoinError::Cancelled`].
 ///
 /// # Examples
 ///
@@ -284,15 +284,14 @@ impl Executor {
 
 impl Drop for Executor {
     fn drop(&mut self) {
+        let shared = &*self.handle.shared;
         // The tasks' futures hold handles, and the handles hold the tasks:
         // break the cycle. Take them out first, since dropping a future may
-        // use the executor (a socket deregisters, a permit wakes a waiter).
-        loop {
-            let tasks = std::mem::take(&mut *self.handle.shared.tasks.borrow_mut());
-            if tasks.is_empty() {
-                return;
-            }
-            drop(tasks);
+        // use the executor (a socket deregisters, a permit wakes a waiter),
+        // and cancel each as an abort does, a destructor's panic caught.
+        let tasks = std::mem::take(&mut *shared.tasks.borrow_mut());
+        for (id, task) in tasks {
+            shared.cancel(id, task, JoinError::Cancelled);
         }
     }
 }

@@ -23,7 +23,7 @@ use std::task::{Context, Poll, Waker};
 use scheduler::TimerHeap;
 use testbed::turns::TurnLog;
 
-use crate::join::{JoinError, JoinHandle, TaskPanic};
+use crate::join::{JoinHandle, TaskPanic};
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
 use crate::stats::Stats;
@@ -94,6 +94,7 @@ impl Handle {
     /// Starts `future` as a task, polled for the first time on the loop's
     /// next turn; the [`JoinHandle`] is a future of its output. Dropping
     /// the handle detaches the task: it runs on.
+
     ///
     /// # Examples
     ///
@@ -142,19 +143,6 @@ impl Handle {
         JoinHandle::new(id, state, shared.poll_state.clone())
     }
     // ANCHOR_END: spawn
-
-    // ANCHOR: abort
-    /// Cancels task `id`: drops its future where it stands, and its
-    /// `JoinHandle` returns [`JoinError::Cancelled`]. Nothing happens if it
-    /// has ended already.
-    pub(crate) fn abort(&self, id: TaskId) {
-        // Out of the table first, and dropped with no borrow held: the
-        // future's destructors may use the executor (a socket deregisters,
-        // a `TaskSet` inside aborts its own children).
-        let task = self.shared.tasks.borrow_mut().remove(&id);
-        drop(task);
-    }
-    // ANCHOR_END: abort
 }
 
 impl Shared {
@@ -182,19 +170,23 @@ impl Shared {
             }))
         });
         match polled {
-            Ok(Poll::Pending) => {
-                if let Some(task) = self.tasks.borrow_mut().get_mut(&id) {
-                    task.future = Some(future);
-                }
-            }
+            Ok(Poll::Pending) => self.put_back(id, future),
             Ok(Poll::Ready(())) => {
                 let task = self.tasks.borrow_mut().remove(&id);
                 if let Some(mut task) = task {
-                    // Finished: its JoinHandle already has the output.
+                    // Finished: its JoinHandle already has the output (an
+                    // abort during this poll came too late to matter).
                     task.join = None;
                 }
             }
-            Err(payload) => self.task_panicked(id, payload.as_ref(), future),
+            Err(payload) => {
+                // The future's destructors run now; one that panics too is
+                // not allowed to take the loop down with it.
+                let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
+                let task = self.tasks.borrow_mut().remove(&id);
+                let join = task.and_then(|mut task| task.join.take());
+                self.report_panic(id, payload.as_ref(), join);
+            }
         }
     }
     // ANCHOR_END: poll_task
@@ -221,31 +213,6 @@ impl Shared {
             s.idle_polls += u64::from(idle);
         });
         result
-    }
-
-    /// A task's poll panicked: the task ends, its handle says why, the
-    /// executor lists it, and the others go on.
-    fn task_panicked(
-        &self,
-        id: TaskId,
-        payload: &(dyn std::any::Any + Send),
-        future: Pin<Box<dyn Future<Output = ()>>>,
-    ) {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-        let panic = TaskPanic { task: id, message };
-        // The future's destructors run now; one that panics too is not
-        // allowed to take the loop down with it.
-        let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
-        let task = self.tasks.borrow_mut().remove(&id);
-        if let Some(join) = task.and_then(|mut task| task.join.take()) {
-            join.fail(JoinError::Panicked(panic.clone()));
-        }
-        self.panics.borrow_mut().push(panic);
-        self.update_stats(|s| s.panics += 1);
     }
 
     pub(crate) fn update_stats(&self, change: impl FnOnce(&mut Stats)) {

@@ -97,16 +97,19 @@ fn block_on_inside_a_task_is_refused() {
     assert!(refused);
 }
 
+/// Sets its flag when dropped: a future's destructors ran.
+struct Flag(Rc<RefCell<bool>>);
+
+impl Drop for Flag {
+    fn drop(&mut self) {
+        *self.0.borrow_mut() = true;
+    }
+}
+
 /// Dropping the executor drops its tasks: their destructors run (that is
 /// how a task is cancelled), and a handle to one says so.
 #[test]
 fn dropping_the_executor_cancels_its_tasks() {
-    struct Flag(Rc<RefCell<bool>>);
-    impl Drop for Flag {
-        fn drop(&mut self) {
-            *self.0.borrow_mut() = true;
-        }
-    }
     let (dropped, joined) = within("cancel", || {
         let dropped = Rc::new(RefCell::new(false));
         let executor = Executor::new().expect("an executor");
