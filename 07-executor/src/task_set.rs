@@ -108,7 +108,9 @@ impl<T: 'static> TaskSet<T> {
             // ones that woke instead.)
             for i in 0..self.children.len() {
                 if let Poll::Ready(result) = Pin::new(&mut self.children[i]).poll(cx) {
-                    self.children.swap_remove(i);
+                    // `remove`, not `swap_remove`: the children stay in the
+                    // order they were spawned, for the next look.
+                    self.children.remove(i);
                     return Poll::Ready(Some(result));
                 }
             }

@@ -147,6 +147,27 @@ fn dropping_the_executor_drops_a_set_inside_a_task_and_its_children() {
     assert!(dropped);
 }
 
+#[test]
+fn children_that_ended_since_the_last_look_come_back_in_the_order_they_were_spawned() {
+    let order = block_on(|executor: &Executor| {
+        let handle = executor.handle();
+        async move {
+            let mut set = TaskSet::new(&handle);
+            for n in 0..4 {
+                set.spawn(async move { n });
+            }
+            // All four run, and end, before the first look.
+            yield_now().await;
+            let mut order = Vec::new();
+            while let Some(result) = set.join_next().await {
+                order.push(result.expect("no child fails"));
+            }
+            order
+        }
+    });
+    assert_eq!(order, [0, 1, 2, 3]);
+}
+
 /// Three children waiting, the first with a destructor that panics;
 /// `TaskSet::abort_all` (by the drop of the set) and the executor's
 /// panics, `live_tasks` after.
