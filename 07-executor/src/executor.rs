@@ -90,7 +90,8 @@ pub enum RunError {
 ///
 /// Dropping the executor drops every task still in it (their destructors
 /// run: that is cancellation), and a [`JoinHandle`] of one of them then
-/// returns [`JoinError::Cancelled`].
+/// returns [`JoinError::Cancelled`]. A [`Handle`] kept after that spawns
+/// nothing: its tasks end at once with [`JoinError::NoExecutor`].
 ///
 /// # Examples
 ///
@@ -141,6 +142,7 @@ impl Executor {
             panics: RefCell::new(Vec::new()),
             poll_state: Rc::new(PollState::default()),
             running: Cell::new(false),
+            closed: Cell::new(false),
             turns: RefCell::new(TurnLog::new()),
         };
         Ok(Executor {
@@ -285,6 +287,8 @@ impl Executor {
 impl Drop for Executor {
     fn drop(&mut self) {
         let shared = &*self.handle.shared;
+        // From now on a spawn is refused: no loop would ever poll the task.
+        shared.closed.set(true);
         // The tasks' futures hold handles, and the handles hold the tasks:
         // break the cycle. Take them out first, since dropping a future may
         // use the executor (a socket deregisters, a permit wakes a waiter),

@@ -23,7 +23,7 @@ use std::task::{Context, Poll, Waker};
 use scheduler::TimerHeap;
 use testbed::turns::TurnLog;
 
-use crate::join::{JoinHandle, TaskPanic};
+use crate::join::{JoinError, JoinHandle, TaskPanic};
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
 use crate::stats::Stats;
@@ -70,6 +70,8 @@ pub(crate) struct Shared {
     pub(crate) poll_state: Rc<PollState>,
     /// `block_on` is on the stack.
     pub(crate) running: Cell<bool>,
+    /// The [`Executor`](crate::Executor) has been dropped: a spawn is refused.
+    pub(crate) closed: Cell<bool>,
     /// Each wake-up of the loop, for the timeline page.
     pub(crate) turns: RefCell<TurnLog>,
 }
@@ -94,7 +96,11 @@ impl Handle {
     /// Starts `future` as a task, polled for the first time on the loop's
     /// next turn; the [`JoinHandle`] is a future of its output. Dropping
     /// the handle detaches the task: it runs on.
-
+    ///
+    /// A handle can outlive its [`Executor`](crate::Executor). A task
+    /// spawned once the executor is dropped would never run: its future is
+    /// dropped at once, and its `JoinHandle` returns
+    /// [`JoinError::NoExecutor`].
     ///
     /// # Examples
     ///
@@ -130,6 +136,11 @@ impl Handle {
         // The future, boxed, wrapped in one that hands its output to the
         // `JoinHandle`; then woken once, so that the loop polls it.
         let (task, state) = Task::new(id, future, shared.wakeups.clone());
+        if shared.closed.get() {
+            // No loop will ever poll it: end it now, and say why.
+            shared.cancel(id, task, JoinError::NoExecutor);
+            return JoinHandle::new(id, state, shared.poll_state.clone());
+        }
         task.waker.wake_by_ref();
         let live = {
             let mut tasks = shared.tasks.borrow_mut();

@@ -2,8 +2,8 @@
 //!
 //! [`Handle::spawn`](crate::Handle::spawn) returns a [`JoinHandle`], itself
 //! a future: awaiting it gives the task's output, or a [`JoinError`] when
-//! the task panicked or was dropped unfinished (cancelled, or its executor
-//! went away).
+//! the task panicked, was dropped unfinished (cancelled, or its executor
+//! went away), or was spawned after its executor went away.
 //! Dropping the handle detaches the task, which runs on; its panic, if
 //! any, is still listed by [`Executor::panics`](crate::Executor::panics).
 //!
@@ -44,6 +44,10 @@ pub enum JoinError {
     /// the [`TaskSet`](crate::TaskSet) it belonged to.
     #[error("the task was dropped before it finished (cancelled)")]
     Cancelled,
+    /// It was spawned on a [`Handle`](crate::Handle) whose executor had
+    /// been dropped: it never ran.
+    #[error("the task was spawned after its executor was dropped, and never ran")]
+    NoExecutor,
 }
 
 /// The result slot a task and its handle share.

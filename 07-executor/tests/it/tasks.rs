@@ -131,3 +131,24 @@ fn dropping_the_executor_cancels_its_tasks() {
     assert!(dropped, "the task's future was dropped");
     assert_eq!(joined, Poll::Ready(Err(JoinError::Cancelled)));
 }
+
+/// A `Handle` can outlive its executor; a task spawned on it then would
+/// never run, so it ends at once, and its handle says why.
+#[test]
+fn a_spawn_after_the_executor_is_dropped_ends_at_once_and_says_why() {
+    let (dropped, joined) = within("spawn after drop", || {
+        let executor = Executor::new().expect("an executor");
+        let handle = executor.handle();
+        drop(executor);
+        let dropped = Rc::new(RefCell::new(false));
+        let flag = Flag(dropped.clone());
+        let task = handle.spawn(async move {
+            let _flag = flag;
+        });
+        let joined = std::pin::pin!(task)
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
+        (*dropped.borrow(), joined)
+    });
+    assert!(dropped, "the future was dropped at once");
+    assert_eq!(joined, Poll::Ready(Err(JoinError::NoExecutor)));
+}
