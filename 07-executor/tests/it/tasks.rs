@@ -152,3 +152,39 @@ fn a_spawn_after_the_executor_is_dropped_ends_at_once_and_says_why() {
     assert!(dropped, "the future was dropped at once");
     assert_eq!(joined, Poll::Ready(Err(JoinError::NoExecutor)));
 }
+
+/// The root future's panic is the caller's: it comes up through
+/// `block_on`. The tasks polled in the same batch are not lost, and the
+/// executor can run again.
+#[test]
+fn a_panic_of_the_root_comes_up_through_block_on_and_loses_no_task() {
+    let (message, output) = within("root panic", || {
+        let executor = Executor::new().expect("an executor");
+        let handle = executor.handle();
+        let spawned = Rc::new(RefCell::new(None));
+        let keep = spawned.clone();
+        let mut first = true;
+        let root = poll_fn(move |cx| {
+            if !first {
+                panic!("the root gives up");
+            }
+            first = false;
+            // Queued after the root: the two are taken in one batch, the
+            // root first.
+            cx.waker().wake_by_ref();
+            *keep.borrow_mut() = Some(handle.spawn(async { 7 }));
+            Poll::<()>::Pending
+        });
+        let caught =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| executor.block_on(root)));
+        let message = caught
+            .expect_err("the root's panic comes up")
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned());
+        let task = spawned.take().expect("the root spawned its task");
+        let output = executor.block_on(task).map_err(|e| e.to_string());
+        (message, output)
+    });
+    assert_eq!(message.as_deref(), Some("the root gives up"));
+    assert_eq!(output, Ok(Ok(7)), "the task behind the root still ran");
+}
