@@ -32,7 +32,13 @@ use crate::task_map::TaskMap;
 use crate::waker::{TaskId, Wakeups};
 
 /// A cheap, clonable handle to an executor: what futures keep to spawn,
-/// sleep, and register sockets. `Rc` inside, so it stays on the thread.
+/// sleep, and register sockets. `Rc` inside, so it stays on the thread:
+///
+/// ```compile_fail,E0277
+/// fn on_another_thread<T: Send>(_: T) {}
+/// on_another_thread(executor::Executor::new()?.handle());
+/// # Ok::<(), std::io::Error>(())
+/// ```
 ///
 /// # Examples
 ///

@@ -19,7 +19,8 @@ use std::task::{Context, Poll};
 use crate::poll_state::{HeldWaker, PollState, WaitKind};
 use crate::waker::TaskId;
 
-/// A task that panicked: the panic was caught at the edge of its poll.
+/// A task that panicked: the panic was caught at the edge of its poll, or
+/// of its destructor as it was cancelled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskPanic {
     /// Which task.
@@ -98,7 +99,8 @@ impl<T> Fail for JoinState<T> {
     }
 }
 
-/// A future of a task's output. Dropping it detaches the task.
+/// A future of a task's output. Dropping it detaches the task. It gives
+/// the output once: polled again after it did, it panics.
 ///
 /// # Examples
 ///

@@ -115,3 +115,24 @@ fn an_acquire_polled_again_after_its_permit_takes_no_second_one() {
     assert!(second, "the second poll panics");
     assert_eq!(available, 1, "one permit taken, one left");
 }
+
+/// A `Permit` goes back when it is dropped, however its task ends: a task
+/// that panics while holding one gives it back as it unwinds.
+#[test]
+fn a_task_that_panics_holding_a_permit_gives_it_back() {
+    let (panicked, available) = block_on(|executor: &Executor| {
+        let handle = executor.handle();
+        async move {
+            let permits = Semaphore::new(&handle, 1);
+            let held = permits.clone();
+            let task = handle.spawn(async move {
+                let _permit = held.acquire().await;
+                panic!("it fails holding the permit");
+            });
+            let panicked = task.await.is_err();
+            (panicked, permits.available())
+        }
+    });
+    assert!(panicked);
+    assert_eq!(available, 1, "the permit came back");
+}
