@@ -35,7 +35,8 @@
 //! A task's poll runs inside `catch_unwind`: a panic ends that task (its
 //! [`JoinHandle`] returns [`JoinError::Panicked`], the executor lists it in
 //! [`Executor::panics`]) and the others go on. A panic of the root future
-//! is the caller's own, and goes on up through `block_on`.
+//! is the caller's own, and goes on up through `block_on`, once the tasks
+//! taken from the queue with it have been polled.
 //!
 //! Not here: spawning and one poll of a task (`handle.rs`), the wakers
 //! (`waker.rs`), the sockets (`reactor.rs`), the check for a stuck run
@@ -44,6 +45,7 @@
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::io;
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -54,7 +56,7 @@ use scheduler::TimerHeap;
 use testbed::turns::TurnLog;
 
 use crate::handle::{Handle, Shared};
-use crate::join::{JoinHandle, TaskPanic};
+use crate::join::{JoinError, JoinHandle, TaskPanic};
 use crate::notify;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
@@ -88,9 +90,16 @@ pub enum RunError {
 /// A one-thread executor. Not `Send`: it and its tasks live on the thread
 /// that made it. Futures reach it through a [`Handle`].
 ///
+/// ```compile_fail,E0277
+/// fn on_another_thread<T: Send>(_: T) {}
+/// on_another_thread(executor::Executor::new()?);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
 /// Dropping the executor drops every task still in it (their destructors
 /// run: that is cancellation), and a [`JoinHandle`] of one of them then
-/// returns [`JoinError::Cancelled`](crate::JoinError::Cancelled).
+/// returns [`JoinError::Cancelled`]. A [`Handle`] kept after that spawns
+/// nothing: its tasks end at once with [`JoinError::NoExecutor`].
 ///
 /// # Examples
 ///
@@ -141,6 +150,7 @@ impl Executor {
             panics: RefCell::new(Vec::new()),
             poll_state: Rc::new(PollState::default()),
             running: Cell::new(false),
+            closed: Cell::new(false),
             turns: RefCell::new(TurnLog::new()),
         };
         Ok(Executor {
@@ -195,7 +205,8 @@ impl Executor {
         stats
     }
 
-    /// Every task that panicked so far, in order.
+    /// Every task that panicked so far, in order: in a poll, or in a
+    /// destructor as it was cancelled.
     pub fn panics(&self) -> Vec<TaskPanic> {
         self.handle.shared.panics.borrow().clone()
     }
@@ -221,6 +232,12 @@ impl Executor {
     ///   (the tasks stay in the executor, and are dropped with it);
     /// - [`RunError::Io`] when `epoll_wait` fails;
     /// - [`RunError::Nested`] from inside a task of this executor.
+    ///
+    /// # Panics
+    ///
+    /// When `future` panics: its panic comes up through `block_on`, once
+    /// the tasks queued with it have been polled (a task's panic does not:
+    /// it ends that task alone). The executor can run again after.
     ///
     /// # Examples
     ///
@@ -259,19 +276,28 @@ impl Executor {
                 }
                 polls += ready.len();
                 shared.turns.borrow_mut().ran(ready.len());
-                let mut output = None;
+                let (mut output, mut root_panic) = (None, None);
                 for &id in &ready {
                     if id != TaskId::ROOT {
                         shared.poll_task(id);
                         continue;
                     }
                     root.unschedule();
-                    if let Poll::Ready(value) = shared.poll_root(future.as_mut(), &root_waker) {
-                        output = Some(value);
+                    let polled = panic::catch_unwind(AssertUnwindSafe(|| {
+                        shared.poll_root(future.as_mut(), &root_waker)
+                    }));
+                    match polled {
+                        Ok(Poll::Ready(value)) => output = Some(value),
+                        Ok(Poll::Pending) => {}
+                        Err(payload) => root_panic = Some(payload),
                     }
                 }
                 // Only now, with the whole batch polled: the tasks after the
                 // root in it were taken from the queue, and must not be lost.
+                // The root's panic is the caller's, and goes on up.
+                if let Some(payload) = root_panic {
+                    panic::resume_unwind(payload);
+                }
                 if let Some(output) = output {
                     return Ok(output);
                 }
@@ -284,15 +310,16 @@ impl Executor {
 
 impl Drop for Executor {
     fn drop(&mut self) {
+        let shared = &*self.handle.shared;
+        // From now on a spawn is refused: no loop would ever poll the task.
+        shared.closed.set(true);
         // The tasks' futures hold handles, and the handles hold the tasks:
         // break the cycle. Take them out first, since dropping a future may
-        // use the executor (a socket deregisters, a permit wakes a waiter).
-        loop {
-            let tasks = std::mem::take(&mut *self.handle.shared.tasks.borrow_mut());
-            if tasks.is_empty() {
-                return;
-            }
-            drop(tasks);
+        // use the executor (a socket deregisters, a permit wakes a waiter),
+        // and cancel each as an abort does, a destructor's panic caught.
+        let tasks = std::mem::take(&mut *shared.tasks.borrow_mut());
+        for (id, task) in tasks {
+            shared.cancel(id, task, JoinError::Cancelled);
         }
     }
 }

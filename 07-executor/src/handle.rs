@@ -32,7 +32,13 @@ use crate::task_map::TaskMap;
 use crate::waker::{TaskId, Wakeups};
 
 /// A cheap, clonable handle to an executor: what futures keep to spawn,
-/// sleep, and register sockets. `Rc` inside, so it stays on the thread.
+/// sleep, and register sockets. `Rc` inside, so it stays on the thread:
+///
+/// ```compile_fail,E0277
+/// fn on_another_thread<T: Send>(_: T) {}
+/// on_another_thread(executor::Executor::new()?.handle());
+/// # Ok::<(), std::io::Error>(())
+/// ```
 ///
 /// # Examples
 ///
@@ -70,6 +76,8 @@ pub(crate) struct Shared {
     pub(crate) poll_state: Rc<PollState>,
     /// `block_on` is on the stack.
     pub(crate) running: Cell<bool>,
+    /// The [`Executor`](crate::Executor) has been dropped: a spawn is refused.
+    pub(crate) closed: Cell<bool>,
     /// Each wake-up of the loop, for the timeline page.
     pub(crate) turns: RefCell<TurnLog>,
 }
@@ -94,6 +102,11 @@ impl Handle {
     /// Starts `future` as a task, polled for the first time on the loop's
     /// next turn; the [`JoinHandle`] is a future of its output. Dropping
     /// the handle detaches the task: it runs on.
+    ///
+    /// A handle can outlive its [`Executor`](crate::Executor). A task
+    /// spawned once the executor is dropped would never run: its future is
+    /// dropped at once, and its `JoinHandle` returns
+    /// [`JoinError::NoExecutor`].
     ///
     /// # Examples
     ///
@@ -129,6 +142,11 @@ impl Handle {
         // The future, boxed, wrapped in one that hands its output to the
         // `JoinHandle`; then woken once, so that the loop polls it.
         let (task, state) = Task::new(id, future, shared.wakeups.clone());
+        if shared.closed.get() {
+            // No loop will ever poll it: end it now, and say why.
+            shared.cancel(id, task, JoinError::NoExecutor);
+            return JoinHandle::new(id, state, shared.poll_state.clone());
+        }
         task.waker.wake_by_ref();
         let live = {
             let mut tasks = shared.tasks.borrow_mut();
@@ -142,19 +160,6 @@ impl Handle {
         JoinHandle::new(id, state, shared.poll_state.clone())
     }
     // ANCHOR_END: spawn
-
-    // ANCHOR: abort
-    /// Cancels task `id`: drops its future where it stands, and its
-    /// `JoinHandle` returns [`JoinError::Cancelled`]. Nothing happens if it
-    /// has ended already.
-    pub(crate) fn abort(&self, id: TaskId) {
-        // Out of the table first, and dropped with no borrow held: the
-        // future's destructors may use the executor (a socket deregisters,
-        // a `TaskSet` inside aborts its own children).
-        let task = self.shared.tasks.borrow_mut().remove(&id);
-        drop(task);
-    }
-    // ANCHOR_END: abort
 }
 
 impl Shared {
@@ -182,19 +187,23 @@ impl Shared {
             }))
         });
         match polled {
-            Ok(Poll::Pending) => {
-                if let Some(task) = self.tasks.borrow_mut().get_mut(&id) {
-                    task.future = Some(future);
-                }
-            }
+            Ok(Poll::Pending) => self.put_back(id, future),
             Ok(Poll::Ready(())) => {
                 let task = self.tasks.borrow_mut().remove(&id);
                 if let Some(mut task) = task {
-                    // Finished: its JoinHandle already has the output.
+                    // Finished: its JoinHandle already has the output (an
+                    // abort during this poll came too late to matter).
                     task.join = None;
                 }
             }
-            Err(payload) => self.task_panicked(id, payload.as_ref(), future),
+            Err(payload) => {
+                // The future's destructors run now; one that panics too is
+                // not allowed to take the loop down with it.
+                let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
+                let task = self.tasks.borrow_mut().remove(&id);
+                let join = task.and_then(|mut task| task.join.take());
+                self.report_panic(id, payload.as_ref(), join);
+            }
         }
     }
     // ANCHOR_END: poll_task
@@ -221,31 +230,6 @@ impl Shared {
             s.idle_polls += u64::from(idle);
         });
         result
-    }
-
-    /// A task's poll panicked: the task ends, its handle says why, the
-    /// executor lists it, and the others go on.
-    fn task_panicked(
-        &self,
-        id: TaskId,
-        payload: &(dyn std::any::Any + Send),
-        future: Pin<Box<dyn Future<Output = ()>>>,
-    ) {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
-        let panic = TaskPanic { task: id, message };
-        // The future's destructors run now; one that panics too is not
-        // allowed to take the loop down with it.
-        let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
-        let task = self.tasks.borrow_mut().remove(&id);
-        if let Some(join) = task.and_then(|mut task| task.join.take()) {
-            join.fail(JoinError::Panicked(panic.clone()));
-        }
-        self.panics.borrow_mut().push(panic);
-        self.update_stats(|s| s.panics += 1);
     }
 
     pub(crate) fn update_stats(&self, change: impl FnOnce(&mut Stats)) {

@@ -2,13 +2,14 @@
 //!
 //! [`Handle::spawn`](crate::Handle::spawn) returns a [`JoinHandle`], itself
 //! a future: awaiting it gives the task's output, or a [`JoinError`] when
-//! the task panicked or was dropped unfinished (its executor went away).
+//! the task panicked, was dropped unfinished (cancelled, or its executor
+//! went away), or was spawned after its executor went away.
 //! Dropping the handle detaches the task, which runs on; its panic, if
 //! any, is still listed by [`Executor::panics`](crate::Executor::panics).
 //!
 //! Not here: catching the panic (the loop does, around each poll).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -18,7 +19,8 @@ use std::task::{Context, Poll};
 use crate::poll_state::{HeldWaker, PollState, WaitKind};
 use crate::waker::TaskId;
 
-/// A task that panicked: the panic was caught at the edge of its poll.
+/// A task that panicked: the panic was caught at the edge of its poll, or
+/// of its destructor as it was cancelled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskPanic {
     /// Which task.
@@ -43,11 +45,17 @@ pub enum JoinError {
     /// the [`TaskSet`](crate::TaskSet) it belonged to.
     #[error("the task was dropped before it finished (cancelled)")]
     Cancelled,
+    /// It was spawned on a [`Handle`](crate::Handle) whose executor had
+    /// been dropped: it never ran.
+    #[error("the task was spawned after its executor was dropped, and never ran")]
+    NoExecutor,
 }
 
 /// The result slot a task and its handle share.
 pub(crate) struct JoinState<T> {
     result: RefCell<Option<Result<T, JoinError>>>,
+    /// `finish` has been called (the result may have been taken since).
+    finished: Cell<bool>,
     /// The task awaiting the handle, if it is waiting.
     waiter: RefCell<Option<HeldWaker>>,
 }
@@ -56,13 +64,17 @@ impl<T> JoinState<T> {
     pub(crate) fn new() -> JoinState<T> {
         JoinState {
             result: RefCell::new(None),
+            finished: Cell::new(false),
             waiter: RefCell::new(None),
         }
     }
 
     /// Called once: by the task as its last act, or for it when it panics
-    /// or is dropped unfinished.
+    /// or is dropped unfinished (the loop ends a task one way only; a second
+    /// call is a bug, caught in debug builds).
     pub(crate) fn finish(&self, result: Result<T, JoinError>) {
+        let again = self.finished.replace(true);
+        debug_assert!(!again, "a task's join was finished twice");
         *self.result.borrow_mut() = Some(result);
         let waiter = self.waiter.borrow_mut().take();
         if let Some(waiter) = waiter {
@@ -79,11 +91,16 @@ pub(crate) trait Fail {
 
 impl<T> Fail for JoinState<T> {
     fn fail(&self, error: JoinError) {
-        self.finish(Err(error));
+        // A task whose last act, its own `finish`, panicked (in a waker it
+        // woke) has its output already: the panic is listed, not a result.
+        if !self.finished.get() {
+            self.finish(Err(error));
+        }
     }
 }
 
-/// A future of a task's output. Dropping it detaches the task.
+/// A future of a task's output. Dropping it detaches the task. It gives
+/// the output once: polled again after it did, it panics.
 ///
 /// # Examples
 ///

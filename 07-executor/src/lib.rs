@@ -33,9 +33,14 @@
 //!   half-way;
 //! - step 7, structured concurrency: [`TaskSet`] (`task_set.rs`), tasks
 //!   that end with their owner, and [`JoinHandle`] (`join.rs`);
+//!   `cancel.rs`, how a task is cancelled: its future dropped under
+//!   `catch_unwind`, since destructors can panic too;
 //! - then the parts the steps pass over: `notify.rs`, the self-pipe that
 //!   lets another thread interrupt the loop's `epoll_wait` (why wakers are
-//!   `Send + Sync` is in `waker.rs`); `time.rs`, [`Sleep`] and
+//!   `Send + Sync` is in `waker.rs`); `schedule.rs`, the `scheduled` flag
+//!   and the ready queue other threads touch, with the orderings that make
+//!   a wake never lost, model-checked with loom (`sync.rs` picks std's or
+//!   loom's types); `time.rs`, [`Sleep`] and
 //!   [`Handle::timeout`] on stage 6's timer heap; `poll_state.rs` and
 //!   `stuck.rs`, how the loop knows that nothing can wake the tasks left
 //!   ([`Stuck`]); [`Semaphore`] (`semaphore.rs`), FIFO, for `--conns`;
@@ -93,6 +98,7 @@
 
 #![forbid(unsafe_code)]
 
+mod cancel;
 mod conn;
 mod executor;
 mod handle;
@@ -101,10 +107,12 @@ mod notify;
 mod poll_state;
 mod reactor;
 mod request;
+mod schedule;
 mod semaphore;
 mod stage;
 mod stats;
 mod stuck;
+mod sync;
 mod task;
 mod task_map;
 mod task_set;

@@ -87,11 +87,14 @@ struct Waiter {
     waker: Option<HeldWaker>,
 }
 
-/// A future of a [`Permit`]. Dropping it leaves the line.
+/// A future of a [`Permit`]. Dropping it leaves the line. It gives one
+/// permit: polled again after it did, it panics.
 pub struct Acquire {
     semaphore: Semaphore,
     /// Its place in line, once it waits.
     waiter: Option<u64>,
+    /// It has returned its permit.
+    done: bool,
 }
 
 /// One permit, given back when dropped.
@@ -117,6 +120,7 @@ impl Semaphore {
         Acquire {
             semaphore: self.clone(),
             waiter: None,
+            done: false,
         }
     }
 
@@ -163,6 +167,9 @@ impl Future for Acquire {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Permit> {
         // No field is pinned: `Acquire` is `Unpin`.
         let this = self.get_mut();
+        // Without this, a second poll would look like a first one, and take
+        // a second permit that nothing gives back.
+        assert!(!this.done, "an Acquire polled after it returned its permit");
         let semaphore = &this.semaphore;
         let mut state = semaphore.state.borrow_mut();
         let Some(id) = this.waiter else {
@@ -170,6 +177,7 @@ impl Future for Acquire {
             if state.permits > 0 && state.queue.is_empty() {
                 state.permits -= 1;
                 drop(state);
+                this.done = true;
                 semaphore.handle.progress();
                 return Poll::Ready(Permit {
                     semaphore: semaphore.clone(),
@@ -198,6 +206,7 @@ impl Future for Acquire {
             state.queue.remove(at);
             this.waiter = None;
             drop(state);
+            this.done = true;
             semaphore.handle.progress();
             return Poll::Ready(Permit {
                 semaphore: semaphore.clone(),

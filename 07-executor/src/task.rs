@@ -3,8 +3,9 @@
 //! [`Task::new`] wraps the future in one that hands its output to the
 //! [`JoinHandle`](crate::JoinHandle)'s state, and boxes it: the loop keeps
 //! futures of every type in one table, so behind a `dyn Future`. A task
-//! that is dropped unfinished (cancelled) ends its `JoinHandle` with
-//! [`JoinError::Cancelled`].
+//! is cancelled by `cancel.rs`, which drops its future under
+//! `catch_unwind`; one dropped any other way, unfinished, still ends its
+//! `JoinHandle`, with [`JoinError::Cancelled`].
 //!
 //! Not here: spawning and polling tasks (`executor.rs`).
 
@@ -28,6 +29,9 @@ pub(crate) struct Task {
     /// Its `JoinHandle`'s state, without the output type: for ending it
     /// with an error if it never finishes. `None` once it has finished.
     pub(crate) join: Option<Rc<dyn Fail>>,
+    /// It aborted itself while it was being polled: the loop cancels it
+    /// when the poll returns `Pending` (`cancel.rs`).
+    pub(crate) aborted: bool,
 }
 
 impl Drop for Task {
@@ -62,6 +66,7 @@ impl Task {
             waker: Waker::from(arc.clone()),
             arc,
             join: Some(state.clone()),
+            aborted: false,
         };
         (task, state)
     }

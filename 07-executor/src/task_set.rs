@@ -108,7 +108,9 @@ impl<T: 'static> TaskSet<T> {
             // ones that woke instead.)
             for i in 0..self.children.len() {
                 if let Poll::Ready(result) = Pin::new(&mut self.children[i]).poll(cx) {
-                    self.children.swap_remove(i);
+                    // `remove`, not `swap_remove`: the children stay in the
+                    // order they were spawned, for the next look.
+                    self.children.remove(i);
                     return Poll::Ready(Some(result));
                 }
             }
@@ -119,11 +121,16 @@ impl<T: 'static> TaskSet<T> {
 }
 
 impl<T> TaskSet<T> {
-    /// Cancels every child still running; their results are gone.
+    /// Cancels every child still running; their results are gone. Every
+    /// child is taken out of the executor before the first is dropped, and
+    /// a destructor that panics is caught (the panic is listed by
+    /// [`Executor::panics`](crate::Executor::panics)): all of them are
+    /// cancelled, whatever their destructors do. A child that calls this
+    /// on its own set is cancelled when its poll returns `Pending` (if the
+    /// poll returns `Ready`, it has finished).
     pub fn abort_all(&mut self) {
-        for child in self.children.drain(..) {
-            self.handle.abort(child.id());
-        }
+        let ids: Vec<TaskId> = self.children.drain(..).map(|child| child.id()).collect();
+        self.handle.abort(ids);
     }
 }
 

@@ -14,10 +14,10 @@
 //! cannot know where a future will send its waker: to a thread that does
 //! a blocking DNS lookup, a file read, a computation. So a waker must not
 //! touch the executor's single-threaded state (its `Rc`s and `RefCell`s)
-//! directly. Ours holds only the task's number and an `Arc` of
-//! [`Wakeups`], the one part of the executor built for threads: a
-//! `Mutex`-guarded list of woken task numbers, and the write end of the
-//! self-pipe that interrupts the loop's `epoll_wait` when it is asleep
+//! directly. Ours holds only the task's number, its `scheduled` flag and
+//! an `Arc` of [`Wakeups`], the one part of the executor built for
+//! threads: a `Mutex`-guarded list of woken task numbers
+//! (`schedule.rs`), and the write end of the self-pipe that interrupts the loop's `epoll_wait` when it is asleep
 //! (`notify.rs`). The tasks themselves, and their futures, stay on the
 //! executor's thread, where the loop looks the numbers up.
 //!
@@ -28,16 +28,19 @@
 //! it just *before* polling, so a wake that arrives during the poll (the
 //! future woke itself, or a reply came in on another thread) queues the task
 //! again, and is not lost. Waking a task that has finished is harmless: the
-//! loop finds no task under that number and moves on.
+//! loop finds no task under that number and moves on. Which atomic
+//! operations make "not lost" true on every machine, and the loom model
+//! that checks it, are in `schedule.rs`.
 //!
 //! Not here: the loop that takes the queue ([`crate::Executor`]).
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Wake;
 
 use crate::notify::Notifier;
+use crate::schedule::{ReadyQueue, Scheduled};
 
 /// Names one task of an executor. Numbers are never reused, so a stale
 /// waker (of a task that finished) can never poll a newer task by mistake.
@@ -65,8 +68,9 @@ impl fmt::Display for TaskId {
 /// a flag and an `Arc` of the thread-safe [`Wakeups`].
 pub(crate) struct TaskWaker {
     id: TaskId,
-    /// Set by the first wake, cleared by the loop just before it polls.
-    scheduled: AtomicBool,
+    /// Set by the first wake, cleared by the loop just before it polls
+    /// (`schedule.rs` has the protocol and its orderings).
+    scheduled: Scheduled,
     wakeups: Arc<Wakeups>,
 }
 
@@ -78,7 +82,7 @@ impl Wake for TaskWaker {
     fn wake_by_ref(self: &Arc<Self>) {
         self.wakeups.wakes.fetch_add(1, Ordering::Relaxed);
         // Already queued and not yet polled: one poll will see both wakes.
-        if self.scheduled.swap(true, Ordering::AcqRel) {
+        if !self.scheduled.wake() {
             self.wakeups.coalesced.fetch_add(1, Ordering::Relaxed);
             return;
         }
@@ -92,22 +96,22 @@ impl TaskWaker {
     pub(crate) fn new(id: TaskId, wakeups: Arc<Wakeups>) -> Arc<TaskWaker> {
         Arc::new(TaskWaker {
             id,
-            scheduled: AtomicBool::new(false),
+            scheduled: Scheduled::new(),
             wakeups,
         })
     }
 
     /// Called by the loop just before polling: a wake from now on queues the
-    /// task again.
+    /// task again, and the poll sees what every wake so far published.
     pub(crate) fn unschedule(&self) {
-        self.scheduled.store(false, Ordering::Release);
+        self.scheduled.start_poll();
     }
 }
 
-/// The executor's thread-safe half: the woken tasks, and whether the loop is
-/// asleep in `epoll_wait` (so that a wake must interrupt it).
+/// The executor's thread-safe half: the woken tasks, the self-pipe that
+/// interrupts the loop when it is asleep, and the counters of wakes.
 pub(crate) struct Wakeups {
-    queue: Mutex<Queue>,
+    ready: ReadyQueue,
     notifier: Notifier,
     /// Calls to `wake`, from any thread.
     pub(crate) wakes: AtomicU64,
@@ -117,20 +121,10 @@ pub(crate) struct Wakeups {
     pub(crate) interrupts: AtomicU64,
 }
 
-struct Queue {
-    /// Woken tasks, in the order they were woken.
-    ready: Vec<TaskId>,
-    /// The loop is in (or about to enter) `epoll_wait`.
-    sleeping: bool,
-}
-
 impl Wakeups {
     pub(crate) fn new(notifier: Notifier) -> Wakeups {
         Wakeups {
-            queue: Mutex::new(Queue {
-                ready: Vec::new(),
-                sleeping: false,
-            }),
+            ready: ReadyQueue::new(),
             notifier,
             wakes: AtomicU64::new(0),
             coalesced: AtomicU64::new(0),
@@ -138,63 +132,34 @@ impl Wakeups {
         }
     }
 
-    // ANCHOR: push
-    /// Queues task `id`; if the loop is asleep, wakes it up. Only the first
-    /// wake of a sleep writes to the self-pipe: it also clears `sleeping`.
+    /// Queues task `id`; if the loop is asleep, wakes it up.
     fn push(&self, id: TaskId) {
-        let interrupt = {
-            let mut queue = self.lock();
-            queue.ready.push(id);
-            std::mem::take(&mut queue.sleeping)
-        };
-        // Outside the lock: the write is a system call, and other threads
-        // waking other tasks should not wait for it.
-        if interrupt {
+        // Outside the queue's lock: the write is a system call, and other
+        // threads waking other tasks should not wait for it.
+        if self.ready.push(id) {
             self.interrupts.fetch_add(1, Ordering::Relaxed);
             self.notifier.notify();
         }
     }
-    // ANCHOR_END: push
 
     /// Moves every queued task into `into` (emptied first), oldest first.
     pub(crate) fn take(&self, into: &mut Vec<TaskId>) {
-        into.clear();
-        std::mem::swap(&mut self.lock().ready, into);
+        self.ready.take(into);
     }
 
     /// Is a task waiting to be polled?
     pub(crate) fn any_ready(&self) -> bool {
-        !self.lock().ready.is_empty()
+        self.ready.any_ready()
     }
 
-    // ANCHOR: sleep
-    /// The loop is about to sleep: returns `false` if a task is already
-    /// queued (do not sleep), else marks the loop asleep, so that the next
-    /// wake, from whatever thread, writes to the self-pipe.
-    ///
-    /// Checking the queue and setting the flag under one lock is what makes
-    /// this safe: a wake either came before (and the loop sees the task) or
-    /// after (and sees `sleeping`, and interrupts the wait, even one that
-    /// has not started yet: the byte waits in the pipe).
+    /// The loop is about to sleep: `false` if a task is already queued
+    /// ([`ReadyQueue::prepare_to_sleep`]).
     pub(crate) fn prepare_to_sleep(&self) -> bool {
-        let mut queue = self.lock();
-        if queue.ready.is_empty() {
-            queue.sleeping = true;
-            true
-        } else {
-            false
-        }
+        self.ready.prepare_to_sleep()
     }
-    // ANCHOR_END: sleep
 
     /// The loop is awake again: wakes go back to only queueing.
     pub(crate) fn awake(&self) {
-        self.lock().sleeping = false;
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        // Nothing panics while holding this lock (a push and a swap), so a
-        // poisoned lock still holds a consistent queue.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+        self.ready.awake();
     }
 }

@@ -1,7 +1,8 @@
 //! Stage 7's integration tests, in one crate (matklad, "Delete Cargo
 //! Integration Tests"): the executor's machinery first (wakers, tasks,
-//! timers, the stuck check, the semaphore), then the connection and the
-//! cancellation lesson, then the stage's conformance and the binary.
+//! timers, the stuck check, the semaphore, the counters), then the
+//! connection and the cancellation lesson, then the stage's conformance
+//! and the binary.
 
 mod binary;
 mod cancel;
@@ -9,6 +10,7 @@ mod conformance;
 mod conn;
 mod hostile;
 mod semaphore;
+mod stats;
 mod stuck;
 mod task_set;
 mod tasks;

@@ -93,3 +93,46 @@ fn a_cancelled_waiter_passes_its_permit_on() {
     assert!(next_got_it);
     assert_eq!(available, 1, "and back in the count when released");
 }
+
+/// An `Acquire` gives one permit. Polled again after it did, it panics,
+/// instead of taking a second permit that nothing would give back.
+#[test]
+fn an_acquire_polled_again_after_its_permit_takes_no_second_one() {
+    let (second, available) = block_on(|executor: &Executor| {
+        let handle = executor.handle();
+        async move {
+            let permits = Semaphore::new(&handle, 2);
+            let mut acquire = permits.acquire();
+            let permit = poll_once(&mut acquire).await;
+            assert!(permit.is_some(), "a free permit, at once");
+            let second = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                Pin::new(&mut acquire).poll(&mut cx).is_ready()
+            }));
+            (second.is_err(), permits.available())
+        }
+    });
+    assert!(second, "the second poll panics");
+    assert_eq!(available, 1, "one permit taken, one left");
+}
+
+/// A `Permit` goes back when it is dropped, however its task ends: a task
+/// that panics while holding one gives it back as it unwinds.
+#[test]
+fn a_task_that_panics_holding_a_permit_gives_it_back() {
+    let (panicked, available) = block_on(|executor: &Executor| {
+        let handle = executor.handle();
+        async move {
+            let permits = Semaphore::new(&handle, 1);
+            let held = permits.clone();
+            let task = handle.spawn(async move {
+                let _permit = held.acquire().await;
+                panic!("it fails holding the permit");
+            });
+            let panicked = task.await.is_err();
+            (panicked, permits.available())
+        }
+    });
+    assert!(panicked);
+    assert_eq!(available, 1, "the permit came back");
+}
