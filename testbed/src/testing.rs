@@ -25,10 +25,12 @@ mod child;
 mod hostile;
 mod rows;
 mod script;
+mod seccomp;
 
 pub use child::KillOnDrop;
 pub use rows::rows_on_lanes;
 pub use script::Script;
+pub use seccomp::forbid_io_uring;
 
 pub use hostile::{
     BAD_DURATIONS, STAGE_DURATION_FLAGS, assert_durations_refused, assert_foreign_db_untouched,

@@ -5,5 +5,4 @@
 mod hostile;
 mod race;
 mod references;
-mod seccomp;
 mod stopped;

@@ -164,7 +164,7 @@ fn a_uring_row_asked_for_where_io_uring_is_forbidden_is_refused_before_the_first
     command
         .args(TINY)
         .args(["--only", "sync,uring", "--rounds", "1"]);
-    crate::seccomp::forbid_io_uring(&mut command);
+    testbed::testing::forbid_io_uring(&mut command, libc::EPERM);
     let output = testbed::testing::run_command(command, DEADLINE);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
-use crate::seccomp::forbid_io_uring;
+use testbed::testing::forbid_io_uring;
 
 const RACE: &str = env!("CARGO_BIN_EXE_race");
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -219,7 +219,7 @@ fn where_io_uring_is_forbidden_the_default_race_leaves_uring_out_with_a_note() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let out = dir.path().join("out");
     let mut command = long_race(dir.path(), &[]);
-    forbid_io_uring(&mut command);
+    forbid_io_uring(&mut command, libc::EPERM);
     let mut race = Background::start(command, dir.path());
     // The first contender's first lap, then stop: the note is written
     // before any lap, and the table of what finished carries it.
