@@ -311,12 +311,16 @@ fn admit(
     let spawned = thread::Builder::new()
         .name(format!("slow-conn-{}", id.0))
         .stack_size(CONN_STACK)
-        .spawn(move || session::serve(&registration.peer, &registration.shared));
+        .spawn(move || {
+            // Counted here, on the connection's thread, before it reads a
+            // request: a client that has its reply then always finds itself
+            // counted. (Counted by the accept thread after the spawn, a
+            // quick reply could overtake the count.)
+            registration.shared.counters.accepted();
+            session::serve(&registration.peer, &registration.shared)
+        });
     match spawned {
-        Ok(thread) => {
-            shared.counters.accepted();
-            Some(thread)
-        }
+        Ok(thread) => Some(thread),
         Err(_) => {
             // Out of threads or memory: say so rather than vanish. (The
             // registration was dropped with the closure: already forgotten.)
