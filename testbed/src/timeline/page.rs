@@ -32,10 +32,14 @@ use crate::outcome::ErrorKind;
 use crate::svg::escape;
 
 const STYLE: &str = include_str!("page/page.css");
-/// The script, in three parts read in this order, inside one function.
-const SCRIPT: [&str; 3] = [
+/// The script, in parts read in this order, inside one function: the
+/// model, the drawing, the counter tracks, the range selection (these only
+/// define functions), then the page, which runs.
+const SCRIPT: [&str; 5] = [
     include_str!("page/model.js"),
     include_str!("page/draw.js"),
+    include_str!("page/counters.js"),
+    include_str!("page/select.js"),
     include_str!("page/page.js"),
 ];
 
@@ -113,10 +117,14 @@ pub fn render_page(runs: &[Timeline]) -> String {
 <div id="focus-item" role="option" aria-selected="true"></div>
 </div>
 </div>
-<p class="help">Drag, Shift+&larr;/&rarr; or a swipe to pan; Ctrl+wheel (or the wheel after a click in the figure), a pinch or +/&minus; to zoom, 0 for the whole run. Click, [ and ], or the slider to move the cursor. Hover a bar for its item; click or tap it (or reach it with the arrow keys and press Enter) for details that stay.</p>
+<p class="help">Drag, Shift+&larr;/&rarr; or a swipe to pan; Ctrl+wheel (or the wheel after a click in the figure), a pinch or +/&minus; to zoom, 0 for the whole run. Click, [ and ], or the slider to move the cursor. Hover a bar for its item; click or tap it (or reach it with the arrow keys and press Enter) for details that stay. Shift+drag, or {{ and }} at the cursor, to select a range and see its totals.</p>
 <section id="details" aria-label="the chosen item" hidden>
 <button type="button" id="details-close" aria-label="close the details">&times;</button>
 <div id="details-text"></div>
+</section>
+<section id="selection" aria-label="the selected range" hidden>
+<button type="button" id="selection-close" aria-label="clear the range">&times;</button>
+<div id="selection-text" aria-live="polite"></div>
 </section>
 <div class="readout">
 <p id="live" aria-live="polite" aria-atomic="true"></p>

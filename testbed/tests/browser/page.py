@@ -187,8 +187,11 @@ def the_slider_steps_by_one_percent_and_says_its_value(ctx, pages):
 def every_target_is_24_px_or_more_at_1280_and_400(ctx, pages):
     for width in (1280, 400):
         page = open_page(ctx, pages / "small.html", width=width)
-        page.mouse.click(*where(page, 13))
+        page.mouse.click(*where(page, 13))  # the details open
+        page.focus("#lanes")
+        page.keyboard.press("{")  # and a range
         small = page.evaluate("""() => Array.from(document.querySelectorAll('button, input'))
+            .filter(e => e.getClientRects().length > 0)
             .map(e => [e.id || e.textContent, e.getBoundingClientRect()])
             .filter(([, r]) => r.width < 24 || r.height < 24)
             .map(([n, r]) => n + ' ' + r.width + 'x' + r.height)""")
@@ -213,6 +216,51 @@ def axe_finds_nothing_at_aa_in_either_theme(ctx, pages):
         assert not found, f"{name}#{fragment}: {found}"
         page.close()
     print("    axe-core: 0 violations at WCAG 2.2 AA (light, dark, stacked)")
+
+
+@check
+def a_range_has_its_totals_by_keys_and_by_shift_drag(ctx, pages):
+    page = open_page(ctx, pages / "small.html")
+    page.focus("#lanes")
+    page.keyboard.press("Home")
+    page.keyboard.press("{")
+    page.evaluate("() => { location.hash = 't=50ms'; }")
+    page.wait_for_function("() => document.getElementById('live').textContent.startsWith('At 50.0 ms')")
+    page.focus("#lanes")
+    page.keyboard.press("}")
+    text = page.text_content("#selection")
+    # Items 0 to 19 finished by 50 ms (3, 10 and 17 failed), each 9 ms
+    # long, 5 of them at the server.
+    said = ("20 items finished between 0 µs and 50.0 ms (3 failed): mean 9.0 ms, p99 9.0 ms; "
+            "on average 5.0 ms at the server, 4.0 ms waiting on the client.")
+    assert said in text, text
+    page.keyboard.press("Escape")
+    assert not page.is_visible("#selection")
+    a = page.evaluate("() => timelinePage.counter(0, 0, 0).x")
+    b = page.evaluate("() => timelinePage.counter(30000, 0, 0).x")
+    _, y = where(page, 13)
+    page.keyboard.down("Shift")
+    page.mouse.move(a + 1, y)
+    page.mouse.down()
+    page.mouse.move((a + b) / 2, y, steps=4)
+    page.mouse.move(b, y, steps=4)
+    page.mouse.up()
+    page.keyboard.up("Shift")
+    text = page.text_content("#selection")
+    assert page.is_visible("#selection") and "12 items finished between" in text, text
+    page.close()
+
+
+@check
+def the_counter_tracks_say_in_flight_and_throughput(ctx, pages):
+    page = open_page(ctx, pages / "small.html")
+    at = page.evaluate("() => timelinePage.counter(12500, 0, 0)")
+    page.mouse.move(at["x"], at["y"])
+    assert "4 in flight</b> at 12.5 ms" in page.inner_html("#tip"), page.inner_html("#tip")
+    at = page.evaluate("() => timelinePage.counter(60000, 0, 1)")
+    page.mouse.move(at["x"], at["y"])
+    assert "items/s" in page.text_content("#tip"), page.text_content("#tip")
+    page.close()
 
 
 @check

@@ -76,7 +76,7 @@ function drawLanes(ctx, L, runs, view, scrollY, pal, colours, light) {
   var step = niceStep((view.t1 - view.t0) / Math.max(2, Math.floor(L.plotW / 80)));
   var shown = runs.filter(function (m) {
     var top = m.top - scrollY;
-    return top + (m.lanes + 1) * laneH >= 0 && top - L.head <= h;
+    return top + (m.lanes + 1) * laneH >= 0 && m.counterTop - scrollY - L.head <= h;
   });
   if (!same) { rasterLanes(R, L, shown, view, scrollY, pal, colours, light, step); }
   ctx.putImageData(R.img, 0, 0);
@@ -86,9 +86,10 @@ function drawLanes(ctx, L, runs, view, scrollY, pal, colours, light) {
     if (L.head) {
       ctx.fillStyle = pal.fg;
       ctx.font = '600 11px system-ui, sans-serif';
-      ctx.fillText(m.label, 2, top - 4);
+      ctx.fillText(m.label, 2, m.counterTop - scrollY - 4);
       ctx.font = '10px system-ui, sans-serif';
     }
+    labelCounters(ctx, L, m, view, m.counterTop - scrollY, pal);
     ctx.fillStyle = pal.muted;
     for (var row = -1; row < m.lanes; row++) {
       var y = top + (row + 1) * laneH;
@@ -124,6 +125,8 @@ function rasterLanes(R, L, shown, view, scrollY, pal, colours, light, step) {
   }
   shown.forEach(function (m) {
     var top = m.top - scrollY;
+    rasterCounters(R, L, m, view, m.counterTop - scrollY, pal, colours);
+    R.under = pal.lane;
     var dark = m.outcomes.map(function (o) { return R.shade(colours[o[0]] || colours.ok, 1); });
     var lite = m.outcomes.map(function (o) { return R.shade(colours[o[0]] || colours.ok, light); });
     for (var l = 0; l < m.lanes; l++) {

@@ -13,7 +13,8 @@
 // The reader zooms (Ctrl+wheel, or the wheel once the figure was clicked;
 // a pinch; +/-; the buttons), pans (drag, swipe, Shift+arrows), scrubs a
 // time cursor (click, the slider, [ and ], or `#t=12.5ms` in the address)
-// and walks from item to item with the arrow keys. Each run's panel under
+// and walks from item to item with the arrow keys; Shift+drag (or `{` and
+// `}`) selects a range of time and its totals (select.js). Each run's panel under
 // the lanes says what every connection was doing at the cursor, how many
 // items were in flight, and the throughput so far against Little's ideal.
 
@@ -30,7 +31,11 @@ var L = {
   head: stacked ? 16 : 0, width: 0, plotW: 40, visH: 0, cursor: null
 };
 var yAt = 0;
-runs.forEach(function (m) { m.top = yAt + L.head; yAt = m.top + (m.lanes + 1) * L.laneH + 6; });
+runs.forEach(function (m) {
+  m.counterTop = yAt + L.head;
+  m.top = m.counterTop + 2 * COUNTER_H;
+  yAt = m.top + (m.lanes + 1) * L.laneH + 6;
+});
 L.contentH = yAt;
 L.visH = Math.min(MAX_H, L.contentH);
 
@@ -51,10 +56,12 @@ box.setAttribute('data-wakes', String(runs.reduce(function (n, m) { return n + (
 // ---- State: the cursor, the item the keyboard is on, the one chosen ----
 var focus = null;   // { r, i }: the keyboard's item
 var chosen = null;  // { r, i }: the item whose details are open
+var selection = null;  // { a, b }: a range of time, µs (select.js)
 var pal = {};
 var draws = [];     // ms each frame's drawing took, for the page's tests
-// For the page's tests: the drawing times, the view, and where on the
-// screen item `id` of run `r` is drawn now (null: not in view).
+// For the page's tests: the drawing times, the view, where on the screen
+// item `id` of run `r` is drawn now (null: not in view), and where
+// instant `t` is on run `r`'s counter row `row`.
 window.timelinePage = { draws: draws, view: view, paint: function () { paint(); }, where: function (id, r) {
   var m = runs[r || 0], i = m.byId.get(id);
   if (i === undefined) { return null; }
@@ -62,6 +69,9 @@ window.timelinePage = { draws: draws, view: view, paint: function () { paint(); 
   var a = Math.max(LABEL_W, L.x(m.start[i])), b = Math.min(LABEL_W + L.plotW, L.x(m.stop[i]));
   var y = m.top + (m.lane[i] + 1.5) * L.laneH - box.scrollTop;
   return b < a || y < 0 || y > L.visH ? null : { x: rect.left + (a + b) / 2, y: rect.top + y };
+}, counter: function (t, r, row) {
+  var rect = plot.getBoundingClientRect();
+  return { x: rect.left + L.x(t), y: rect.top + runs[r].counterTop + (row + 0.5) * COUNTER_H - box.scrollTop };
 } };
 
 theme(initialDark());
@@ -79,6 +89,7 @@ function paint() {
   L.plotW = Math.max(40, L.width - LABEL_W - 4);
   var ctx = sizeCanvas(plot, L.width, L.visH);
   drawLanes(ctx, L, runs, view, box.scrollTop, pal, data.colours, data.light);
+  drawSelection(ctx, selection, pal);
   drawMarks(ctx, L, runs, box.scrollTop, pal, [
     { at: chosen, colour: pal.fg }, { at: focus, colour: pal.cursor }]);
   drawAxis(sizeCanvas(axisCanvas, L.width, AXIS_H), L, view, pal);
@@ -151,6 +162,7 @@ function openDetails(lines, at) {
 }
 function closeDetails() { details.hidden = true; chosen = null; redraw(); }
 document.getElementById('details-close').addEventListener('click', function () { closeDetails(); box.focus(); });
+document.getElementById('selection-close').addEventListener('click', function () { showSelection(null); box.focus(); });
 
 // What is under the pointer at client (cx, cy): a bar, a wake-up, or null.
 function hit(cx, cy) {
@@ -160,6 +172,9 @@ function hit(cx, cy) {
   var t = tAt(px), tol = 4 / L.plotW * (view.t1 - view.t0);
   for (var r = 0; r < runs.length; r++) {
     var m = runs[r], row = Math.floor((y - m.top) / L.laneH) - 1;
+    if (y >= m.counterTop && y < m.top) {
+      return { lines: describeCounter(m, Math.floor((y - m.counterTop) / COUNTER_H), t, view) };
+    }
     if (y < m.top || row >= m.lanes) { continue; }
     if (row < 0) {
       var k = wakeNear(m, t, 1.5 * tol);
@@ -312,7 +327,9 @@ box.addEventListener('pointerdown', function (e) {
     hideTip();
     return;
   }
-  if (pointers.size === 1) { drag = { x: e.clientX, t0: view.t0, t1: view.t1, moved: false, id: e.pointerId }; }
+  if (pointers.size === 1) {
+    drag = { x: e.clientX, t0: view.t0, t1: view.t1, moved: false, id: e.pointerId, select: e.shiftKey };
+  }
 });
 window.addEventListener('pointermove', function (e) {
   if (pointers.has(e.pointerId)) { pointers.set(e.pointerId, { x: e.clientX, y: e.clientY }); }
@@ -327,7 +344,10 @@ window.addEventListener('pointermove', function (e) {
   if (drag && e.pointerId === drag.id) {
     var dx = e.clientX - drag.x;
     if (Math.abs(dx) > 3) { drag.moved = true; box.classList.add('dragging'); hideTip(); }
-    if (drag.moved) {
+    if (drag.moved && drag.select) {
+      var left = plot.getBoundingClientRect().left;
+      showSelection({ a: tAt(drag.x - left), b: tAt(e.clientX - left) });
+    } else if (drag.moved) {
       var dt = -dx / L.plotW * (drag.t1 - drag.t0);
       view.t0 = drag.t0 + dt;
       view.t1 = drag.t1 + dt;
@@ -375,7 +395,9 @@ box.addEventListener('keydown', function (e) {
     'ArrowDown': function () { step(1, 0); },
     'Enter': chooseFocused,
     ' ': chooseFocused,
-    'Escape': function () { closeDetails(); arm(false); },
+    'Escape': function () { closeDetails(); showSelection(null); arm(false); },
+    '{': function () { showSelection({ a: L.cursor || 0, b: selection ? selection.b : end }); },
+    '}': function () { showSelection({ a: selection ? selection.a : 0, b: L.cursor || 0 }); },
     'n': nextFailure,
     '[': function () { setCursor((L.cursor || 0) - span / 100); },
     ']': function () { setCursor((L.cursor || 0) + span / 100); },
