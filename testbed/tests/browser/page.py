@@ -291,15 +291,22 @@ def embedded_in_a_book_it_fits_and_follows_the_theme(ctx, pages):
             frame = page.frame_locator("iframe")
             frame.locator("body[data-drawn]").wait_for(state="attached")
             inner = page.frames[1]
-            page.wait_for_function("""() => Math.abs(document.querySelector('iframe').offsetHeight
-                - parseFloat(document.querySelector('iframe').style.height)) < 1
-                && document.querySelector('iframe').style.height !== '640px'""")
+            try:
+                page.wait_for_function(
+                    "() => document.querySelector('iframe').style.height !== '640px'", timeout=5_000)
+            except Exception:
+                raise AssertionError(f"at {width} px the frame never took its page's height (640 px)")
             height = page.evaluate("() => document.querySelector('iframe').offsetHeight")
             bottom = inner.evaluate("() => document.querySelector('.readout').getBoundingClientRect().bottom")
             assert bottom <= height, f"at {width} px the readout ends at {bottom}, the frame at {height}"
-            inner.wait_for_function("() => document.documentElement.classList.contains('dark')")
-            page.evaluate("() => { document.documentElement.className = 'light'; }")
-            inner.wait_for_function("() => !document.documentElement.classList.contains('dark')")
+            for theme, dark in (("coal", "true"), ("light", "false"), ("ayu", "true")):
+                page.evaluate(f"() => {{ document.documentElement.className = '{theme}'; }}")
+                try:
+                    inner.wait_for_function(
+                        f"() => document.documentElement.classList.contains('dark') === {dark}",
+                        timeout=5_000)
+                except Exception:
+                    raise AssertionError(f"in the book's {theme} theme the page is not dark={dark}")
             print(f"    embedded at {width} px: the frame is {height} px, its readout ends at {bottom:.0f}")
             page.close()
 
