@@ -36,4 +36,12 @@
 
   new MutationObserver(function () { frames().forEach(tell); })
     .observe(document.documentElement, { attributes: true, attributeFilter: ['class'] });
+
+  // A frame may have loaded, and said it was ready, before this script
+  // ran: each is told now, and again when it loads. The page answers the
+  // theme with its height.
+  frames().forEach(function (frame) {
+    tell(frame);
+    frame.addEventListener('load', function () { tell(frame); });
+  });
 }());

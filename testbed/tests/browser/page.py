@@ -281,8 +281,7 @@ def embedded_in_a_book_it_fits_and_follows_the_theme(ctx, pages):
             '<p style="height:300px">text</p>'
             f'<iframe class="timeline-page" src="{(pages / "stack.html").as_uri()}" title="a run"'
             ' style="display:block;width:100%;height:640px;border:0"></iframe>'
-            f'<p style="height:900px">more text</p><script src="{BOOK_JS.as_uri()}"></script>'
-            '</body></html>')
+            '<p style="height:900px">more text</p></body></html>')
         for width in (1280, 400):
             page = ctx.new_page()
             page.set_viewport_size({"width": width, "height": 900})
@@ -290,6 +289,9 @@ def embedded_in_a_book_it_fits_and_follows_the_theme(ctx, pages):
             page.goto(host.as_uri())
             frame = page.frame_locator("iframe")
             frame.locator("body[data-drawn]").wait_for(state="attached")
+            # The book's script only now: the page said it was ready before
+            # anyone listened, as it may in a book whose frame loads first.
+            page.add_script_tag(url=BOOK_JS.as_uri())
             inner = page.frames[1]
             try:
                 page.wait_for_function(

@@ -447,18 +447,21 @@ function theme(dark) {
   redraw();
 }
 var embedded = window.parent !== window;
+// The frame takes the page's height, so nothing in it scrolls out of
+// sight behind the book's text. The book may not have listened yet when
+// the page first says it: its theme message is answered with the height.
+var main = document.querySelector('main'), told = 0;
+function tell() {
+  var h = Math.ceil(main.getBoundingClientRect().height);
+  if (h !== told) { told = h; window.parent.postMessage({ timelinePage: 'height', height: h }, '*'); }
+}
 window.addEventListener('message', function (e) {
   if (e.source !== window.parent || !e.data || e.data.timelinePage !== 'theme') { return; }
   theme(Boolean(e.data.dark));
+  told = 0;
+  tell();
 });
 if (embedded) {
-  // The frame takes the page's height, so nothing in it scrolls out of
-  // sight behind the book's text.
-  var main = document.querySelector('main'), told = 0;
-  var tell = function () {
-    var h = Math.ceil(main.getBoundingClientRect().height);
-    if (h !== told) { told = h; window.parent.postMessage({ timelinePage: 'height', height: h }, '*'); }
-  };
   new ResizeObserver(tell).observe(main);
   window.parent.postMessage({ timelinePage: 'ready' }, '*');
   tell();
