@@ -194,6 +194,24 @@ Raster.prototype.fill = function (v, x, y, w, h) {
   if (x1 <= x0) { if (x0 >= this.w) { return; } x1 = x0 + 1; }
   for (var row = y0; row < y1; row++) { this.px.fill(v, row * this.w + x0, row * this.w + x1); }
 };
+// A lane's rows of pixels are all alike: its bars are drawn into one row
+// (`begin`, `span`), then copied to the others (`end`), one copy per row
+// instead of one fill per bar per row.
+Raster.prototype.begin = function (y, h) {
+  var d = this.dpr;
+  this.y0 = Math.max(0, Math.round(y * d));
+  this.y1 = Math.min(this.h, Math.round((y + h) * d));
+  if (!this.row || this.row.length !== this.w) { this.row = new Uint32Array(this.w); }
+  if (this.y1 > this.y0) { this.row.set(this.px.subarray(this.y0 * this.w, (this.y0 + 1) * this.w)); }
+};
+Raster.prototype.span = function (v, x, w) {
+  var d = this.dpr, x0 = Math.max(0, Math.round(x * d)), x1 = Math.min(this.w, Math.round((x + w) * d));
+  if (x1 <= x0) { if (x0 >= this.w) { return; } x1 = x0 + 1; }
+  this.row.fill(v, x0, x1);
+};
+Raster.prototype.end = function () {
+  for (var r = this.y0; r < this.y1; r++) { this.px.set(this.row, r * this.w); }
+};
 var raster = null;
 
 // `#rgb` or `#rrggbb` as [r, g, b].
@@ -213,6 +231,7 @@ function drawLane(R, L, m, l, view, y, h, dark, lite) {
   var left = LABEL_W, right = LABEL_W + L.plotW, k = L.plotW / (view.t1 - view.t0), t0 = view.t0;
   var start = m.start, stop = m.stop, svcFirst = m.svcFirst;
   var i = lowerBound(start, t0 - m.maxDur[l], lo, hi);
+  R.begin(y, h);
   var px0 = 0, px1 = -1, pv = -1, pRank = -1;
   for (; i < hi && start[i] < view.t1; i++) {
     if (stop[i] < t0) { continue; }
@@ -221,13 +240,13 @@ function drawLane(R, L, m, l, view, y, h, dark, lite) {
     if (b > right) { b = right; }
     var o = m.outcome[i], s0 = svcFirst[i], s1 = svcFirst[i + 1];
     if (b - a >= 3) {
-      if (pv >= 0) { R.fill(pv, px0, y, Math.max(1, px1 - px0), h); pv = -1; }
+      if (pv >= 0) { R.span(pv, px0, Math.max(1, px1 - px0)); pv = -1; }
       var xa = Math.round(a), xb = Math.round(b) - 1;
-      R.fill(s1 > s0 ? lite[o] : dark[o], xa, y, xb - xa, h);
+      R.span(s1 > s0 ? lite[o] : dark[o], xa, xb - xa);
       for (var s = s0; s < s1; s++) {
         var sa = Math.max(xa, Math.round(LABEL_W + (m.svcStart[s] - t0) * k));
         var sb = Math.min(xb, Math.round(LABEL_W + (m.svcEnd[s] - t0) * k));
-        if (sb > sa) { R.fill(dark[o], sa, y, sb - sa, h); }
+        if (sb > sa) { R.span(dark[o], sa, sb - sa); }
       }
       continue;
     }
@@ -242,10 +261,11 @@ function drawLane(R, L, m, l, view, y, h, dark, lite) {
         continue;
       }
     }
-    if (pv >= 0) { R.fill(pv, px0, y, Math.max(1, px1 - px0), h); }
+    if (pv >= 0) { R.span(pv, px0, Math.max(1, px1 - px0)); }
     px0 = a; px1 = Math.max(b, a + 1); pv = v; pRank = rank;
   }
-  if (pv >= 0) { R.fill(pv, px0, y, Math.max(1, px1 - px0), h); }
+  if (pv >= 0) { R.span(pv, px0, Math.max(1, px1 - px0)); }
+  R.end();
 }
 
 // The cursor, the focused item and the chosen one, over the bars.

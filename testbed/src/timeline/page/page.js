@@ -22,7 +22,7 @@ var data = JSON.parse(document.getElementById('data').textContent);
 var runs = decode(data);
 var stacked = runs.length > 1;
 var end = runs.reduce(function (e, m) { return Math.max(e, m.end); }, 1);
-var MAX_H = 480;  // the lanes' box at most, px; more lanes scroll in it
+var MAX_H = 600;  // the lanes' box at most, px; more lanes scroll in it
 
 // ---- The layout: rows of lanes, and the time axis's scale ---------------
 var totalRows = runs.reduce(function (n, m) { return n + m.lanes + 1; }, 0);
