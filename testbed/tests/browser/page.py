@@ -252,6 +252,23 @@ def a_range_has_its_totals_by_keys_and_by_shift_drag(ctx, pages):
 
 
 @check
+def go_to_an_item_then_the_next_failure(ctx, pages):
+    page = open_page(ctx, pages / "small.html")
+    page.fill("#find-item", "42")
+    page.press("#find-item", "Enter")
+    assert "item 42" in page.text_content("#details"), page.text_content("#details")
+    page.click("#next-failure")
+    # Failures are the items i with i % 7 == 3: after item 42 (100 ms), 45.
+    text = page.text_content("#details")
+    assert "item 45" in text and "failure: ko" in text, text
+    page.fill("#find-item", "4x")
+    page.press("#find-item", "Enter")
+    said = page.text_content("#live")
+    assert said == 'No item "4x" here: type an item number from the run.', said
+    page.close()
+
+
+@check
 def the_counter_tracks_say_in_flight_and_throughput(ctx, pages):
     page = open_page(ctx, pages / "small.html")
     at = page.evaluate("() => timelinePage.counter(12500, 0, 0)")
