@@ -46,8 +46,8 @@ const SCRIPT: [&str; 5] = [
 /// What the script reads: the runs, and the colours the SVG uses too, so
 /// the page and the picture agree.
 #[derive(Serialize)]
-struct Data {
-    runs: Vec<Run>,
+struct Data<'a> {
+    runs: Vec<Run<'a>>,
     colours: BTreeMap<&'static str, &'static str>,
     light: f64,
 }

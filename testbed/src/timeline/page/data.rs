@@ -14,13 +14,17 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::report::Report;
 use crate::timeline::{Service, Timeline};
 
 /// One run, in columns. Times are µs since the run's start.
 #[derive(Serialize)]
-pub(super) struct Run {
+pub(super) struct Run<'a> {
     /// The run's name (its stage).
     label: String,
+    /// The run's report, whole: what `cargo xtask figures --check` compares
+    /// with the figure's recorded runs.
+    report: &'a Report,
     /// Little's ideal throughput, items/s (none at zero latency).
     ideal: Option<f64>,
     /// The outage window, ms, if the run had one.
@@ -72,9 +76,9 @@ fn delta(now: u64, before: u64) -> i64 {
     now as i64 - before as i64
 }
 
-impl Run {
+impl Run<'_> {
     /// The columns of `timeline`.
-    pub(super) fn of(timeline: &Timeline) -> Run {
+    pub(super) fn of(timeline: &Timeline) -> Run<'_> {
         let mut service: BTreeMap<u64, Vec<&Service>> = BTreeMap::new();
         for s in &timeline.service {
             service.entry(s.id).or_default().push(s);
@@ -87,6 +91,7 @@ impl Run {
         let lanes = timeline.bars.iter().map(|b| b.lane + 1).max().unwrap_or(0);
         let mut run = Run {
             label: timeline.label.clone(),
+            report: &timeline.report,
             ideal: timeline.report.ideal_throughput,
             outage_ms: timeline.report.outage_ms,
             per_lane: vec![0; lanes as usize],
