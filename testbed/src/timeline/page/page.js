@@ -441,9 +441,10 @@ function theme(dark) {
   document.documentElement.classList.toggle('dark', dark);
   document.documentElement.style.setProperty('--light', String(data.light));
   var css = getComputedStyle(document.documentElement);
-  ['bg', 'fg', 'muted', 'grid', 'lane', 'cursor', 'wake'].forEach(function (k) {
+  ['bg', 'fg', 'muted', 'grid', 'lane', 'cursor', 'wake', 'wrong'].forEach(function (k) {
     pal[k] = css.getPropertyValue('--' + k).trim();
   });
+  data.colours.wrong = pal.wrong;
   redraw();
 }
 var embedded = window.parent !== window;
