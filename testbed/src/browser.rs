@@ -10,12 +10,16 @@
 //! Chromium is not a Rust dependency: where it is not installed, [`load`]
 //! prints why the test skips and returns `None` (CI installs it).
 //!
+//! What a reader does with the page (hover, tap, pinch, keys, the frame
+//! times of a large run) needs a browser driven event by event:
+//! `tests/browser/page.py` does that with Playwright.
+//!
 //! ```no_run
 //! use std::path::Path;
 //! use testbed::browser::{count, load};
 //!
 //! if let Some(dom) = load(Path::new("/tmp/select.html"), "t=12.5ms") {
-//!     assert_eq!(count(&dom, "data-item="), 200);
+//!     assert_eq!(count(&dom, r#"class="run-readout""#), 1);
 //! }
 //! ```
 

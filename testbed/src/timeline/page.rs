@@ -6,29 +6,48 @@
 //! offline, and can be mailed or embedded in the book as it is. The script
 //! draws the lanes in the browser; this file only assembles the document.
 //!
-//! For tests and a reader's own tools, the drawn document is regular: each
-//! item bar is an element with `data-item` (its id) and `data-conn` (its
-//! lane), each lane background has `data-lane`, each wake-up of the loop has
-//! `data-wake`, and the cursor's in-flight count is `#in-flight`. The title
-//! reads `<stage>: <N> items`.
+//! The lanes are drawn on a `<canvas>`, so the page holds the same few
+//! hundred elements for 20 items or 100,000 (the data is columns of small
+//! numbers, `page/data.rs`). For tests and a reader's own tools the document
+//! still says what it drew: `#lanes` carries `data-items`, `data-lanes` and
+//! `data-wakes`, each run's readout its `output.in-flight` with
+//! `data-in-flight`, and `<body data-drawn>` the milliseconds from navigation
+//! to the first full drawing. The title reads `<stage>: <N> items`.
+//!
+//! Embedded in the book (an `<iframe class="timeline-page">`), the page
+//! tells the book its height and takes the book's theme, both by
+//! `postMessage` (a book opened from a file is another origin to its
+//! frames); the book's side is `book/theme/ladder.js`.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use super::Timeline;
+use data::Run;
+
+mod data;
 use super::legend::{LIGHT_OPACITY, OK_COLOUR, WRONG_COLOUR, failure_colour};
 use crate::outcome::ErrorKind;
 use crate::svg::escape;
 
 const STYLE: &str = include_str!("page/page.css");
-const SCRIPT: &str = include_str!("page/page.js");
+/// The script, in parts read in this order, inside one function: the
+/// model, the drawing, the counter tracks, the range selection (these only
+/// define functions), then the page, which runs.
+const SCRIPT: [&str; 5] = [
+    include_str!("page/model.js"),
+    include_str!("page/draw.js"),
+    include_str!("page/counters.js"),
+    include_str!("page/select.js"),
+    include_str!("page/page.js"),
+];
 
 /// What the script reads: the runs, and the colours the SVG uses too, so
 /// the page and the picture agree.
 #[derive(Serialize)]
 struct Data<'a> {
-    runs: &'a [Timeline],
+    runs: Vec<Run<'a>>,
     colours: BTreeMap<&'static str, &'static str>,
     light: f64,
 }
@@ -51,7 +70,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
         colours.insert(kind.as_str(), failure_colour(kind));
     }
     let data = Data {
-        runs,
+        runs: runs.iter().map(Run::of).collect(),
         colours,
         light: LIGHT_OPACITY,
     };
@@ -60,6 +79,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
     let json = serde_json::to_string(&data)
         .expect("a timeline is plain data and always serialises")
         .replace("</", "<\\/");
+    let script = SCRIPT.concat();
     let title = title(runs);
     let summary = summary(runs);
     let legend = legend(runs);
@@ -79,24 +99,54 @@ pub fn render_page(runs: &[Timeline]) -> String {
 <p class="summary">{summary}</p>
 <div class="legend">{legend}</div>
 <div class="controls">
-<button type="button" id="zoom-in" title="zoom in (+)">+</button>
-<button type="button" id="zoom-out" title="zoom out (-)">&minus;</button>
+<button type="button" id="zoom-in" title="zoom in (+)" aria-label="zoom in">+</button>
+<button type="button" id="zoom-out" title="zoom out (-)" aria-label="zoom out">&minus;</button>
 <button type="button" id="zoom-reset" title="the whole run (0)">all</button>
 <label for="scrub">cursor</label>
-<input type="range" id="scrub" min="0" max="1" step="1" value="0">
+<input type="range" id="scrub" min="0" max="100" step="1" value="50" aria-valuetext="">
+<form id="find" role="search"><label for="find-item">item</label>
+<input id="find-item" type="text" inputmode="numeric" size="7" autocomplete="off">
+<button type="submit">go</button>
+<button type="button" id="next-failure" title="the next failed or wrong item (n)">next failure</button></form>
 </div>
-<div id="lanes" tabindex="0" aria-label="lanes: wheel or +/- to zoom, drag or arrows to pan, click or [ ] to move the cursor"></div>
-<p class="help">Drag or &larr;/&rarr; to pan, wheel (Ctrl+wheel when the lanes scroll) or +/&minus; to zoom, 0 for the whole run; click, [ and ] or the slider to move the cursor; hover or tap a bar for its item.</p>
+<div class="figure" id="figure">
+<canvas id="axis" aria-hidden="true"></canvas>
+<div id="lanes" tabindex="0" role="listbox" aria-label="items by connection: arrow keys move between items and lanes, Enter shows details, +/- zoom, Shift+arrows pan, [ ] move the cursor">
+<canvas id="plot" aria-hidden="true"></canvas>
+<div id="spacer"></div>
+<div id="focus-item" role="option" aria-selected="true"></div>
+</div>
+</div>
+<p class="help">Drag, Shift+&larr;/&rarr; or a swipe to pan; Ctrl+wheel (or the wheel after a click in the figure), a pinch or +/&minus; to zoom, 0 for the whole run. Click, [ and ], or the slider to move the cursor. Hover a bar for its item; click or tap it (or reach it with the arrow keys and press Enter) for details that stay. Shift+drag, or {{ and }} at the cursor, to select a range and see its totals.</p>
+<section id="details" aria-label="the chosen item" hidden>
+<button type="button" id="details-close" aria-label="close the details">&times;</button>
+<div id="details-text"></div>
+</section>
+<section id="selection" aria-label="the selected range" hidden>
+<button type="button" id="selection-close" aria-label="clear the range">&times;</button>
+<div id="selection-text" aria-live="polite"></div>
+</section>
 <div class="readout">
-<div class="numbers"><span>at <b id="at"></b></span><span>in flight <b><output id="in-flight"></output></b></span><span>done <b id="done"></b></span><span>throughput so far <b id="rate"></b></span><span>Little's ideal <b id="ideal"></b></span></div>
-<div class="conns" id="conns"></div>
+<p id="live" aria-live="polite" aria-atomic="true"></p>
+<div id="readouts"></div>
 </div>
 <div id="tip" role="tooltip"></div>
 <pre id="errors"></pre>
 </main>
 <script id="data" type="application/json">{json}</script>
 <script>
-{SCRIPT}</script>
+// Errors go into the page, where a reader (and a browser test) sees them.
+window.addEventListener('error', function (e) {{
+  var out = document.getElementById('errors');
+  if (out) {{ out.textContent += 'error: ' + e.message + '\n'; }}
+  document.body.setAttribute('data-errors', 'yes');
+}});
+</script>
+<script>
+'use strict';
+(function () {{
+{script}}}());
+</script>
 </body>
 </html>
 "#

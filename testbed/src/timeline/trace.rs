@@ -55,7 +55,7 @@ pub fn render_trace(timeline: &Timeline) -> String {
             "name": format!("item {}", bar.id), "cat": "item", "ph": "X",
             "ts": bar.start_us, "dur": bar.end_us.saturating_sub(bar.start_us),
             "pid": pid, "tid": tid(bar.lane),
-            "args": {"item": bar.id, "outcome": bar.what, "fault": bar.kind},
+            "args": {"item": bar.id, "outcome": bar.what, "failure": bar.kind},
         }));
         for s in service.get(&bar.id).into_iter().flatten() {
             events.push(json!({

@@ -13,6 +13,7 @@ mod forked;
 mod harness;
 mod network;
 mod page;
+mod page_browser;
 mod replay;
 mod server;
 mod shutdown;

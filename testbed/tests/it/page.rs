@@ -96,7 +96,9 @@ fn the_page_inlines_its_data_and_fetches_nothing() {
         "a detail's `</` cannot close the data's tag"
     );
     let data: Value = serde_json::from_str(data).expect("the data is JSON");
-    assert_eq!(data["runs"][0]["bars"].as_array().unwrap().len(), 20);
+    assert_eq!(data["runs"][0]["id"].as_array().unwrap().len(), 20);
+    // `cargo xtask figures --check` reads each run's report from the page.
+    assert_eq!(data["runs"][0]["report"]["items"], 20);
     assert!(page.contains("10 loop wake-ups drawn (3 more not kept)"));
 }
 
@@ -135,43 +137,67 @@ fn the_page_runs_in_a_browser_with_and_without_a_loop() {
             return; // no chromium here: said by `load`
         };
         // Item 3 failed with `KO <500>` on lane 3, from 0 to 9 ms, 5 ms
-        // of it at the server: its tooltip, opened by the address.
+        // of it at the server: its details, opened by the address.
         for said in [
             "<b>item 3</b> on connection #3",
             "service 5.0 ms, waiting 4.0 ms",
             "outcome: ko: KO &lt;500&gt;",
-            "fault injected: ko",
+            "failure: ko",
         ] {
-            assert!(dom.contains(said), "the tooltip says {said}");
+            assert!(dom.contains(said), "the details say {said}");
         }
         assert_eq!(browser::errors(&dom), "", "the page's script failed");
-        assert_eq!(count(&dom, "data-item=\""), 20);
-        assert_eq!(distinct(&dom, "data-lane").len(), 4);
+        assert_eq!(browser::attribute(&dom, "data-items"), Some("20"));
+        assert_eq!(browser::attribute(&dom, "data-lanes"), Some("4"));
         assert_eq!(browser::attribute(&dom, "data-in-flight"), Some("4"));
-        let wakes = count(&dom, "data-wake=\"");
+        let wakes = browser::attribute(&dom, "data-wakes");
         if with_loop {
-            assert_eq!(wakes, 10);
+            assert_eq!(wakes, Some("10"));
         } else {
-            assert_eq!(wakes, 0);
-            assert!(dom.contains("this stage has no event loop"));
+            assert_eq!(wakes, Some("0"));
         }
     }
 }
 
 #[test]
-fn a_stack_of_two_runs_is_one_page_on_one_axis() {
+fn a_stack_of_two_runs_is_one_page_on_one_axis_with_a_readout_each() {
     let dir = tempfile::tempdir().unwrap();
     let mut second = timeline(false);
     second.label = "other".to_owned();
+    second.bars.truncate(12);
     let path = dir.path().join("stack.html");
     std::fs::write(&path, render_page(&[timeline(true), second])).unwrap();
     let Some(dom) = browser::load(&path, "t=12.5ms") else {
         return;
     };
     assert_eq!(browser::errors(&dom), "");
-    assert_eq!(count(&dom, "data-item=\""), 40);
-    assert_eq!(count(&dom, "<g data-run=\""), 2);
-    assert_eq!(browser::attribute(&dom, "data-in-flight"), Some("8"));
+    assert_eq!(browser::attribute(&dom, "data-items"), Some("32"));
+    assert_eq!(count(&dom, r#"class="run-readout""#), 2);
+    // Each run says its own count, never their sum: 4 in flight in both,
+    // 4 done in the first, and 4 of the second's 12.
+    assert_eq!(
+        distinct(&dom, "data-in-flight")
+            .into_iter()
+            .collect::<Vec<_>>(),
+        ["4"]
+    );
+    assert!(dom.contains("test: 4 in flight, 4 done; other: 4 in flight, 4 done"));
+}
+
+#[test]
+fn the_page_and_the_trace_name_the_failure_kind_not_a_fault() {
+    let page = render_page(&[timeline(true)]);
+    let trace = render_trace(&timeline(true));
+    assert!(!page.contains("fault injected"), "the page says failure");
+    let trace: Value = serde_json::from_str(&trace).unwrap();
+    let item = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "item 3")
+        .expect("item 3's event");
+    assert_eq!(item["args"]["failure"], "ko", "{item}");
+    assert!(item["args"]["fault"].is_null(), "{item}");
 }
 
 #[test]
