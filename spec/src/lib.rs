@@ -1,0 +1,43 @@
+//! One behaviour suite for every runtime on the ladder, with tokio as the
+//! reference.
+//!
+//! A *scenario* is a short script of steps (spawn, sleep, read, write,
+//! yield, join, abort, wake from a thread, log...) and the trace it must
+//! record: events in order, with lower bounds on time where time matters,
+//! and groups that may come in any order where a runtime may order them
+//! either way. Each runtime has an *interpreter* that runs the steps with
+//! its own primitives: on futures a step is an `.await`
+//! (`futures_rt.rs`, with the adapters `rt_tokio.rs` and
+//! `rt_executor.rs`), on 06's fibers a blocking call (`rt_fibers.rs`).
+//!
+//! Read in this order: `script.rs` (the steps), `trace.rs` (expectations
+//! and the comparison), `scenarios/` (the behaviours, by group),
+//! `runner.rs` (one run, bounded in time), then an interpreter.
+//!
+//! Where a runtime cannot express a scenario (a fiber cannot be cancelled
+//! from outside), the scenario says so for that runtime, with the reason:
+//! the table prints "differs" and the reason, never a silent skip.
+
+mod futures_rt;
+mod io_pair;
+mod rt_executor;
+mod rt_fibers;
+mod rt_tokio;
+mod runner;
+mod scenarios;
+mod script;
+mod table;
+mod trace;
+
+pub use futures_rt::{AsyncRt, Ctx, run_task, yield_once};
+pub use io_pair::{Peer, describe, pair};
+pub use rt_executor::{EXECUTOR, Executor07, ExecutorRt};
+pub use rt_fibers::{FIBERS, Fibers06};
+pub use rt_tokio::{TOKIO_CT, TOKIO_MT, Tokio, TokioRt};
+pub use runner::{RUN_LIMIT, Runtime, Verdict, verdict};
+pub use scenarios::all;
+pub use script::{RuntimeName, Scenario, Step};
+pub use table::{quiet_scenario_panics, runtimes, table};
+pub use trace::{
+    Expect, Recorder, Trace, any_order, at_least, check, ev, one_thread_order, side_by_side,
+};
