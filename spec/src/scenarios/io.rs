@@ -26,13 +26,14 @@ pub(super) fn scenarios() -> Vec<Scenario> {
             "io",
             vec![
                 Spawn("r", vec![Read]),
+                Sleep(5),
                 PeerWrite("NAK pa"),
                 Sleep(10),
                 Log("half sent"),
                 PeerWrite("rt\n"),
                 Join("r"),
             ],
-            vec![at_least("half sent", 10), ev("got NAK part"), ev("r ok")],
+            vec![at_least("half sent", 15), ev("got NAK part"), ev("r ok")],
         ),
         scenario(
             "two-lines-in-one-write",
