@@ -267,10 +267,10 @@ impl Core {
             };
             // Nothing queued, no timer, and no event within 100 ms: every
             // event of a scenario comes from its own tasks, so none will.
-            let woke = self
-                .reactor
-                .borrow_mut()
-                .poll(timeout.or(Some(Duration::from_millis(100))), self.fault)?;
+            // Never past the time this run gives up at.
+            let left = GIVE_UP.saturating_sub(started.elapsed());
+            let wait = timeout.unwrap_or(Duration::from_millis(100)).min(left);
+            let woke = self.reactor.borrow_mut().poll(Some(wait), self.fault)?;
             if idle && timeout.is_none() && woke == 0 && self.queue.ready.lock().unwrap().is_empty()
             {
                 return Err("stuck: tasks wait and nothing can wake them".into());

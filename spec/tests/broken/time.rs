@@ -12,7 +12,7 @@ use super::Fault;
 use super::core::Core;
 
 /// How early `EarlyTimer` fires.
-const EARLY: Duration = Duration::from_millis(5);
+const EARLY: Duration = Duration::from_millis(9);
 
 #[derive(Default)]
 pub(super) struct Timers {
