@@ -49,6 +49,7 @@ pub mod layout;
 pub mod mistakes;
 pub mod mutants;
 pub mod quoted;
+mod stages;
 pub mod starters;
 mod tidy;
 
