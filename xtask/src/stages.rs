@@ -3,7 +3,7 @@
 //!
 //! A stage folder `NN-name` holds package `name`. It must be found in the
 //! root workspace's dependencies, in `bench/Cargo.toml`, in bench's
-//! `CONTENDERS`, in the README's race table, and, through the
+//! `CONTENDERS`, in the README's table of stages, and, through the
 //! introduction's table of chapter and stage, in a chapter that
 //! `book/src/SUMMARY.md` lists. A stage with a task runtime must also be
 //! one of the behaviour suite's (`spec/`) runtimes.
@@ -93,9 +93,8 @@ mod tests {
                     || contenders.contains(&format!("Contender::rung(\n        \"{name}")),
             );
             lacks(
-                "the README's race table",
-                readme.contains(&format!("\n| {name} |"))
-                    || readme.contains(&format!("\n| {name}-")),
+                "the README's table of stages",
+                readme.contains(&format!("\n| {dir} | `cargo run -p {name}` |")),
             );
             let chapters = chapters_of(&introduction, dir);
             lacks(
