@@ -21,7 +21,7 @@ pub enum Fault {
     /// A task's "queued" flag is cleared after its poll instead of before:
     /// a wake during the poll is lost.
     LostWake,
-    /// Timers fire up to 9 ms before their deadline.
+    /// Timers fire at the loop's next turn, before their deadline.
     EarlyTimer,
     /// A sleep whose deadline has passed is ready at its first poll: a
     /// zero sleep never yields.
