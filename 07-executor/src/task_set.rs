@@ -33,7 +33,10 @@ use crate::waker::TaskId;
 /// # Examples
 ///
 /// Three children; the first to finish is kept, and dropping the set
-/// cancels the two others before their timers fire:
+/// cancels the two others long before their timers fire. (Seconds apart,
+/// not milliseconds: children that end in the same turn of the loop come
+/// back in spawn order, and a loaded machine can put a few milliseconds
+/// of timers in one turn.)
 ///
 /// ```
 /// use std::time::Duration;
@@ -43,7 +46,7 @@ use crate::waker::TaskId;
 /// let handle = executor.handle();
 /// let first = executor.block_on(async {
 ///     let mut set = TaskSet::new(&handle);
-///     for ms in [30, 10, 20] {
+///     for ms in [3_000, 10, 2_000] {
 ///         let handle = handle.clone();
 ///         set.spawn(async move {
 ///             handle.sleep(Duration::from_millis(ms)).await;
