@@ -113,6 +113,26 @@ fn check_paths(args: &Args) -> Result<(), String> {
     check_output("--timeline", timeline, TIMELINE_ENDINGS)
 }
 
+/// How long `report` waits for a run's lock to go. A run that has ended
+/// can hold it a moment longer: `flock` belongs to the open file, which a
+/// child forked by the run's process (between its `fork` and its `exec`)
+/// shares until it execs.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Takes a shared lock on `file`, trying again for up to `patience`.
+fn lock_shared_within(file: &File, patience: std::time::Duration) -> bool {
+    let give_up = std::time::Instant::now() + patience;
+    loop {
+        if file.try_lock_shared().is_ok() {
+            return true;
+        }
+        if std::time::Instant::now() >= give_up {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// The run in `db` as a timeline, and whether its rows still agree with its
 /// report; `Err` is a one-line reason the file cannot be reread at all.
 fn open(db: &Path, run: Option<&str>) -> Result<(Timeline, Result<(), String>), String> {
@@ -120,7 +140,7 @@ fn open(db: &Path, run: Option<&str>) -> Result<(Timeline, Result<(), String>), 
     let file = File::open(db).map_err(|e| format!("cannot open {name}: {e}"))?;
     // A run holds an exclusive lock on its file for its whole life (see
     // `testbed::store::DbLock`): a shared one here fails while it does.
-    if file.try_lock_shared().is_err() {
+    if !lock_shared_within(&file, LOCK_PATIENCE) {
         return Err(format!(
             "{name} is in use by a run that has not ended; wait for it to end, then run this again"
         ));

@@ -102,3 +102,26 @@ fn missing_corrupt_foreign_and_locked_files_are_refused_in_one_line() {
     drop(held);
     assert!(report(&["--db", &arg(&db)]).status.success());
 }
+
+#[test]
+fn a_lock_let_go_a_moment_after_the_run_ended_is_waited_for() {
+    // A run's lock belongs to its open file, which a child forked by the
+    // run's process shares until it execs: it can outlive the run by a
+    // moment. `report` waits for it rather than call the run unfinished.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let db = dir.path().join("run.db");
+    execute(&Serial::default(), &quick(Some(&db))).expect("the run finishes");
+    let held = File::open(&db).unwrap();
+    held.try_lock().unwrap();
+    let letting_go = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        drop(held);
+    });
+    let output = report(&["--db", &db.to_string_lossy()]);
+    letting_go.join().unwrap();
+    assert!(
+        output.status.success(),
+        "a lock let go after 200 ms: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
