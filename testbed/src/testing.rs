@@ -22,9 +22,13 @@ use std::time::{Duration, Instant};
 pub use nix::sys::signal::Signal;
 
 mod hostile;
+mod quiet;
 mod rows;
 mod script;
 
+pub use quiet::{
+    CPU_SHARE, Counted, Polls, WaitCost, assert_quiet, assert_quiet_within, thread_cpu,
+};
 pub use rows::rows_on_lanes;
 pub use script::Script;
 
