@@ -273,4 +273,35 @@ mod tests {
             "values sent before the close should still be received, and only then None"
         );
     }
+
+    #[test]
+    fn a_waiting_receiver_sleeps_until_the_value_comes() {
+        let got = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the receiver never got the value sent 200 ms later (does recv let the sender's fiber run?)",
+            "a receiver waiting 200 ms for a send",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel = Rc::new(Channel::new(&sched));
+                let receiver = {
+                    let channel = channel.clone();
+                    sched.spawn(move || channel.recv()).expect("spawn")
+                };
+                let sched2 = sched.clone();
+                sched
+                    .spawn(move || {
+                        sched2.sleep(Duration::from_millis(200));
+                        channel.send(7);
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                receiver.try_join()
+            },
+        );
+        assert_eq!(
+            got,
+            Some(Ok(Some(7))),
+            "the receiver should get the value sent 200 ms later"
+        );
+    }
 }

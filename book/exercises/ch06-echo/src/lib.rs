@@ -375,4 +375,40 @@ mod tests {
             "the quick client should be served while the slow one takes its time"
         );
     }
+
+    #[test]
+    fn an_echo_waiting_for_a_quiet_client_sleeps() {
+        let back = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the client never got its line back, sent after 200 ms of silence",
+            "an echo waiting 200 ms for its client's first line",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let listener = listener(&sched);
+                let addr = listener.local_addr().expect("an address");
+                let server = sched
+                    .spawn(move || echo(listener.accept()?))
+                    .expect("spawn");
+                let sched2 = sched.clone();
+                let client = sched
+                    .spawn(move || -> io::Result<Vec<u8>> {
+                        let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                        sched2.sleep(Duration::from_millis(200));
+                        round_trip(&mut stream, b"late\n")
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                let echoed = server.try_join().and_then(Result::ok).and_then(Result::ok);
+                (
+                    client.try_join().and_then(Result::ok).and_then(Result::ok),
+                    echoed,
+                )
+            },
+        );
+        assert_eq!(
+            back,
+            (Some(b"late\n".to_vec()), Some(5)),
+            "the client should get its line back, and the echo count its 5 bytes"
+        );
+    }
 }
