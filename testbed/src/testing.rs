@@ -359,6 +359,17 @@ pub fn within<T: Send + 'static>(
     deadline: Duration,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> T {
+    within_or(deadline, "still running", work)
+}
+
+/// [`within`], whose failure says `never`, a sentence naming what never
+/// came ("the waiter never got the lock"), followed by how long it waited.
+#[track_caller]
+pub fn within_or<T: Send + 'static>(
+    deadline: Duration,
+    never: &str,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
     let (tx, rx) = std::sync::mpsc::channel();
     let worker = std::thread::spawn(move || {
         // The receiver is gone only if the test already failed.
@@ -367,7 +378,7 @@ pub fn within<T: Send + 'static>(
     match rx.recv_timeout(deadline) {
         Ok(value) => value,
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("still running after {deadline:?}")
+            panic!("{never} after {deadline:?}")
         }
         // The work panicked before sending: show its panic.
         Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {

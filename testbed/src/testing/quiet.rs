@@ -152,25 +152,12 @@ pub fn assert_quiet_within<T: Send + 'static>(
     what: &str,
     wait: impl FnOnce() -> T + Send + 'static,
 ) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let worker = std::thread::spawn(move || {
-        // The receiver is gone only if the test already failed.
-        let _ = tx.send(WaitCost::of(wait));
-    });
-    match rx.recv_timeout(deadline) {
-        Ok((value, cost)) => {
-            assert!(cost.is_quiet(), "{}", cost.describe(what));
-            value
-        }
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{never} (still waiting after {deadline:?})")
-        }
-        // The work panicked: show its panic.
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
-            Err(payload) => std::panic::resume_unwind(payload),
-            Ok(()) => unreachable!("work that returns has sent its result"),
-        },
-    }
+    let (value, cost) =
+        super::within_or(deadline, &format!("{never} (still waiting)"), move || {
+            WaitCost::of(wait)
+        });
+    assert!(cost.is_quiet(), "{}", cost.describe(what));
+    value
 }
 
 /// A shared count of polls, read while or after [`Polls::count`]'s future

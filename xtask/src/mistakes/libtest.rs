@@ -13,6 +13,11 @@ use anyhow::{Context, Result, bail};
 
 use super::HUNG_AFTER;
 
+/// How long the doc tests may take, their build included. An example is a
+/// few lines that finish in milliseconds; one that waits for a wake-up a
+/// mistake lost would otherwise cost a full [`HUNG_AFTER`].
+const DOC_HUNG_AFTER: Duration = Duration::from_secs(20);
+
 /// Builds `name`'s tests in the scratch workspace and runs them; returns
 /// the tests that failed or hung. A mistake that does not compile is an
 /// error: it would teach nothing about the tests.
@@ -45,9 +50,13 @@ pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
         };
         if is_test || message["target"]["kind"][0] == "test" {
             let exe = Path::new(exe);
-            caught.extend(run_tests(Command::new(exe), target, scratch, || {
-                list_tests(exe, scratch)
-            })?);
+            caught.extend(run_tests(
+                Command::new(exe),
+                target,
+                scratch,
+                HUNG_AFTER,
+                || list_tests(exe, scratch),
+            )?);
         }
     }
     // The doc tests are tests too: an example in the docs that a mistake
@@ -55,7 +64,13 @@ pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
     let mut doc = crate::cargo::command();
     doc.args(["test", "--offline", "--doc", "-p", name])
         .env("CARGO_TARGET_DIR", crate::cargo::target_dir(root)?);
-    caught.extend(run_tests(doc, "doc-tests", scratch, Vec::new)?);
+    caught.extend(run_tests(
+        doc,
+        "doc-tests",
+        scratch,
+        DOC_HUNG_AFTER,
+        Vec::new,
+    )?);
     Ok(caught)
 }
 
@@ -66,6 +81,7 @@ fn run_tests(
     mut command: Command,
     target: &str,
     scratch: &Path,
+    hung_after: Duration,
     listed: impl FnOnce() -> Vec<String>,
 ) -> Result<Vec<String>> {
     let log = scratch.join("test-output.txt");
@@ -86,7 +102,7 @@ fn run_tests(
         if let Some(status) = child.try_wait()? {
             break Some(status);
         }
-        if started.elapsed() > HUNG_AFTER {
+        if started.elapsed() > hung_after {
             // The negative pid names the group: cargo and what it started.
             let _ = Command::new("kill")
                 .args(["-KILL", "--", &format!("-{}", child.id())])

@@ -229,40 +229,40 @@ mod tests {
         let (mut client, mut server) = pair()?;
         let mut selector = Selector::new(Backend::Epoll)?;
         selector.add(client.as_fd(), Token::new(0), Interest::Read)?;
-        let mut framer = LineFramer::new();
-        let nothing = drain(&mut client, &mut framer).map_err(|e| e.kind());
-        assert_eq!(
-            nothing,
-            Ok(Drained {
-                bytes: 0,
-                eof: false
-            }),
-            "a socket with nothing in it should drain at once: 0 bytes, not the end of the stream"
-        );
         let writer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
             server.write_all(b"OK\n")
         });
         // The wait belongs to the selector: a drain that waits for bytes
         // itself spins through the peer's 200 ms.
-        let line = testbed::testing::assert_quiet("waiting 200 ms for a peer's line", || {
-            let mut events = Vec::new();
-            for _ in 0..100 {
-                selector.wait(&mut events, Some(Duration::from_secs(2)))?;
-                assert!(
-                    !events.is_empty(),
-                    "the peer's line never came within 2 s of its write"
-                );
-                drain(&mut client, &mut framer)?;
-                if let Some(line) = framer.next_line().expect("a valid line") {
-                    return Ok(line);
+        let (nothing, line) = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the peer's line, written after 200 ms, never came out of the drains",
+            "waiting 200 ms for a peer's line",
+            move || {
+                let mut framer = LineFramer::new();
+                let nothing = drain(&mut client, &mut framer).map_err(|e| e.kind());
+                let mut events = Vec::new();
+                for _ in 0..100 {
+                    selector.wait(&mut events, Some(Duration::from_secs(2)))?;
+                    drain(&mut client, &mut framer)?;
+                    if let Some(line) = framer.next_line().expect("a valid line") {
+                        return Ok((nothing, line));
+                    }
                 }
-            }
-            Err(io::Error::other("no line after 100 wake-ups"))
-        });
+                Err(io::Error::other("no line after 100 wake-ups"))
+            },
+        )?;
         assert_eq!(
-            line.map_err(|e| e.kind()),
-            Ok("OK".to_owned()),
+            nothing,
+            Ok(Drained {
+                bytes: 0,
+                eof: false
+            }),
+            "a socket with nothing in it yet should drain at once: 0 bytes, not the end of the stream"
+        );
+        assert_eq!(
+            line, "OK",
             "the peer's line, read after its readiness event"
         );
         writer.join().expect("the writer finishes")

@@ -102,99 +102,156 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
+    /// Runs a test's fibers on a thread of their own, so that a lost
+    /// wake-up fails within 2 s, saying `never`, instead of hanging.
+    fn bounded<T: Send + 'static>(never: &str, test: impl FnOnce() -> T + Send + 'static) -> T {
+        testbed::testing::within_or(Duration::from_secs(2), never, test)
+    }
+
     #[test]
     fn waiters_get_the_lock_in_the_order_they_asked() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let lock = Rc::new(Lock::new(&sched));
-        let order = Rc::new(RefCell::new(Vec::new()));
-        // How many fibers are inside the lock now, and the most ever.
-        let inside = Rc::new(Cell::new((0, 0)));
-        for n in 0..5 {
-            let (sched2, lock, order, inside) =
-                (sched.clone(), lock.clone(), order.clone(), inside.clone());
-            sched
-                .spawn(move || {
-                    lock.lock();
-                    let (now, most) = inside.get();
-                    inside.set((now + 1, most.max(now + 1)));
-                    order.borrow_mut().push(n);
-                    // Hold it across a wait, so every other fiber queues.
-                    sched2.sleep(Duration::from_millis(1));
-                    inside.set((inside.get().0 - 1, inside.get().1));
-                    lock.unlock();
-                })
-                .expect("spawn");
-        }
-        sched.run().expect("the scheduler finishes");
-        assert_eq!(
-            inside.get().1,
-            1,
-            "only one fiber at a time should hold the lock"
-        );
-        // The article's `pop()` would give [0, 4, 3, 2, 1].
-        assert_eq!(
-            *order.borrow(),
-            [0, 1, 2, 3, 4],
-            "waiters should get the lock in the order they asked (first come, first served)"
+        bounded(
+            "waiters get the lock in the order they asked: its fibers never all finished (one waits for a wake-up that never comes, or spins)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let lock = Rc::new(Lock::new(&sched));
+                let order = Rc::new(RefCell::new(Vec::new()));
+                // How many fibers are inside the lock now, and the most ever.
+                let inside = Rc::new(Cell::new((0, 0)));
+                for n in 0..5 {
+                    let (sched2, lock, order, inside) =
+                        (sched.clone(), lock.clone(), order.clone(), inside.clone());
+                    sched
+                        .spawn(move || {
+                            lock.lock();
+                            let (now, most) = inside.get();
+                            inside.set((now + 1, most.max(now + 1)));
+                            order.borrow_mut().push(n);
+                            // Hold it across a wait, so every other fiber queues.
+                            sched2.sleep(Duration::from_millis(1));
+                            inside.set((inside.get().0 - 1, inside.get().1));
+                            lock.unlock();
+                        })
+                        .expect("spawn");
+                }
+                sched.run().expect("the scheduler finishes");
+                assert_eq!(
+                    inside.get().1,
+                    1,
+                    "only one fiber at a time should hold the lock"
+                );
+                // The article's `pop()` would give [0, 4, 3, 2, 1].
+                assert_eq!(
+                    *order.borrow(),
+                    [0, 1, 2, 3, 4],
+                    "waiters should get the lock in the order they asked (first come, first served)"
+                );
+            },
         );
     }
 
     #[test]
     fn the_lock_is_handed_over_not_left_free() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let lock = Rc::new(Lock::new(&sched));
-        let holder = {
-            let (sched2, lock) = (sched.clone(), lock.clone());
-            sched
-                .spawn(move || {
-                    lock.lock();
-                    sched2.yield_now();
-                    lock.unlock();
-                    // The waiter owns it now, though it has not run yet.
-                    lock.is_locked()
-                })
-                .expect("spawn")
-        };
-        let waiter = {
-            let lock = lock.clone();
-            sched
-                .spawn(move || {
-                    lock.lock();
-                    lock.unlock();
-                })
-                .expect("spawn")
-        };
-        sched.run().expect("the scheduler finishes");
-        assert_eq!(
-            holder.try_join(),
-            Some(Ok(true)),
-            "unlock with a waiter should hand the lock over: it must not be free for a moment"
-        );
-        assert!(
-            waiter.is_finished(),
-            "the waiter should get the lock and finish"
-        );
-        assert!(
-            !lock.is_locked(),
-            "the lock should be free once nobody waits"
+        bounded(
+            "the lock is handed over not left free: its fibers never all finished (one waits for a wake-up that never comes, or spins)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let lock = Rc::new(Lock::new(&sched));
+                let holder = {
+                    let (sched2, lock) = (sched.clone(), lock.clone());
+                    sched
+                        .spawn(move || {
+                            lock.lock();
+                            sched2.yield_now();
+                            lock.unlock();
+                            // The waiter owns it now, though it has not run yet.
+                            lock.is_locked()
+                        })
+                        .expect("spawn")
+                };
+                let waiter = {
+                    let lock = lock.clone();
+                    sched
+                        .spawn(move || {
+                            lock.lock();
+                            lock.unlock();
+                        })
+                        .expect("spawn")
+                };
+                sched.run().expect("the scheduler finishes");
+                assert_eq!(
+                    holder.try_join(),
+                    Some(Ok(true)),
+                    "unlock with a waiter should hand the lock over: it must not be free for a moment"
+                );
+                assert!(
+                    waiter.is_finished(),
+                    "the waiter should get the lock and finish"
+                );
+                assert!(
+                    !lock.is_locked(),
+                    "the lock should be free once nobody waits"
+                );
+            },
         );
     }
 
     #[test]
     fn unlock_without_waiters_frees_the_lock() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let lock = Rc::new(Lock::new(&sched));
-        let lock2 = lock.clone();
-        sched
-            .spawn(move || {
-                lock2.lock();
-                lock2.unlock();
-            })
-            .expect("spawn");
-        sched.run().expect("the scheduler finishes");
-        assert!(
-            !lock.is_locked(),
-            "unlock with nobody waiting should leave the lock free"
+        bounded(
+            "unlock without waiters frees the lock: its fibers never all finished (one waits for a wake-up that never comes, or spins)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let lock = Rc::new(Lock::new(&sched));
+                let lock2 = lock.clone();
+                sched
+                    .spawn(move || {
+                        lock2.lock();
+                        lock2.unlock();
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                assert!(
+                    !lock.is_locked(),
+                    "unlock with nobody waiting should leave the lock free"
+                );
+            },
+        );
+    }
+
+    #[test]
+    fn a_fiber_waiting_for_the_lock_sleeps() {
+        let got = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the waiter never got the lock its holder gave up after 200 ms",
+            "a fiber waiting 200 ms for the lock",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let lock = Rc::new(Lock::new(&sched));
+                let (sched2, lock2) = (sched.clone(), lock.clone());
+                sched
+                    .spawn(move || {
+                        lock2.lock();
+                        sched2.sleep(Duration::from_millis(200));
+                        lock2.unlock();
+                    })
+                    .expect("spawn");
+                let lock2 = lock.clone();
+                let waiter = sched
+                    .spawn(move || {
+                        lock2.lock();
+                        lock2.unlock();
+                        true
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                (waiter.try_join(), lock.is_locked())
+            },
+        );
+        assert_eq!(
+            got,
+            (Some(Ok(true)), false),
+            "the waiter should get the lock, and leave it free"
         );
     }
 }

@@ -18,6 +18,13 @@
 //! connection when there is one, that keeps the connection afterwards only
 //! if another request can safely follow on it.
 //!
+//! What you need: `request(&mut conn, item, Phases::One)` (the executor's
+//! request, a future), and the executor's `Handle::timeout(limit, future)`,
+//! which races a future against a timer: `Ok(output)` if the future was
+//! ready in time, `Err(Elapsed)` if the timer won, in which case the
+//! future has been dropped. The failure of a fetch past its limit is
+//! `Failure::new(ErrorKind::Timeout, ...)`.
+//!
 //! Two quick answers, well within their limit: the second request goes on
 //! the connection the first one kept:
 //!
@@ -242,5 +249,29 @@ mod tests {
             "the request after a close should get its answer, on a new connection"
         );
         assert_eq!(opened, 2, "a closed connection must be replaced");
+    }
+
+    #[test]
+    fn a_fetch_waiting_for_its_limit_sleeps() {
+        let addr = peer();
+        let outcome = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "a fetch limited to 250 ms never ended, though its answer takes 1 s",
+            "a fetch waiting 250 ms for its limit",
+            move || {
+                let executor = Executor::new().expect("an executor");
+                let mut keeper = Keeper::new(&executor.handle(), addr);
+                let work = items(1, 1);
+                executor
+                    .block_on(keeper.fetch(&work[0], LIMIT))
+                    .expect("the executor finishes")
+                    .map_err(|f| f.kind)
+            },
+        );
+        assert_eq!(
+            outcome,
+            Err(ErrorKind::Timeout),
+            "the fetch should fail as a timeout at its limit"
+        );
     }
 }

@@ -188,4 +188,30 @@ mod tests {
             "item 0's reply, read as item 1's"
         );
     }
+
+    #[test]
+    fn a_race_waiting_for_a_timer_sleeps() {
+        let winner = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "a race of a 200 ms and a 1 s sleep never finished: was the task woken by the timer?",
+            "a race waiting 200 ms for a timer",
+            || {
+                let executor = Executor::new().expect("an executor");
+                let handle = executor.handle();
+                let polls = testbed::testing::Polls::new();
+                let winner = executor.block_on(polls.count(race(
+                    handle.sleep(Duration::from_millis(200)),
+                    handle.sleep(Duration::from_secs(1)),
+                )));
+                // The first poll, and one when the quicker timer fires.
+                polls.assert_at_most(5, "a race of two sleeps");
+                winner.ok()
+            },
+        );
+        assert_eq!(
+            winner,
+            Some(Either::Left(())),
+            "the 200 ms sleep should win against the 1 s one"
+        );
+    }
 }

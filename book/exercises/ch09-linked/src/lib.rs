@@ -213,4 +213,22 @@ mod tests {
              has come, the kernel may still use the timespec its caller is about to drop"
         );
     }
+
+    #[test]
+    fn a_connect_waiting_for_its_limit_sleeps() {
+        let dropper = SynDropper::new();
+        let addr = dropper.addr();
+        let result = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "a connect limited to 200 ms never ended: its timeout's completion never came",
+            "a connect waiting 200 ms for its limit",
+            move || connect_within(addr, Duration::from_millis(200)).map(|_| ()),
+        );
+        assert_eq!(
+            result.map_err(|e| e.kind()),
+            Err(io::ErrorKind::TimedOut),
+            "no answer within the limit is a timeout"
+        );
+        drop(dropper);
+    }
 }
