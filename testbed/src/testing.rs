@@ -22,10 +22,12 @@ use std::time::{Duration, Instant};
 pub use nix::sys::signal::Signal;
 
 mod hostile;
+mod property;
 mod quiet;
 mod rows;
 mod script;
 
+pub use property::proptest_config;
 pub use quiet::{
     CPU_SHARE, Counted, Polls, WaitCost, assert_quiet, assert_quiet_within, thread_cpu,
 };

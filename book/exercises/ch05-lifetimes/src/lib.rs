@@ -164,4 +164,54 @@ mod tests {
             "after a few generations no tick should see a storm: {late:?}"
         );
     }
+
+    #[test]
+    fn a_fractional_spread_never_cuts_below_its_bound() {
+        // 10 × (1 − 0.37) is 6.3: the shortest lifetime allowed is 7.
+        for serial in 0..2000 {
+            let n = lifetime(10, 0.37, 1, serial);
+            assert!(
+                (7..=10).contains(&n),
+                "with max_uses 10 and spread 0.37 a lifetime should be 7 to 10 (6.3 rounded up), not {n} (serial {serial})"
+            );
+        }
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use testbed::testing::proptest_config;
+
+        proptest! {
+            #![proptest_config(proptest_config(64))]
+
+            #[test]
+            fn every_lifetime_is_within_the_promised_bounds(
+                max_uses in 1u64..2000,
+                spread in 0.0f64..=1.0,
+                seed in any::<u64>(),
+                first in any::<u32>(),
+            ) {
+                // The model: at least ⌈max_uses × (1 − spread)⌉, and 1;
+                // at most max_uses; the same draw for the same arguments.
+                // (A hair below, so that rounding in the float cannot make an
+                // integer bound one higher.)
+                let lowest = ((max_uses as f64 * (1.0 - spread) - 1e-9).ceil() as u64).max(1);
+                for serial in u64::from(first)..u64::from(first) + 50 {
+                    let n = lifetime(max_uses, spread, seed, serial);
+                    prop_assert!(
+                        (lowest..=max_uses).contains(&n),
+                        "max_uses {}, spread {}, seed {}, serial {}: the lifetime should be {} to {}, not {}",
+                        max_uses, spread, seed, serial, lowest, max_uses, n
+                    );
+                    prop_assert_eq!(
+                        n,
+                        lifetime(max_uses, spread, seed, serial),
+                        "max_uses {}, spread {}, seed {}, serial {}: the same arguments should give the same lifetime",
+                        max_uses, spread, seed, serial
+                    );
+                }
+            }
+        }
+    }
 }

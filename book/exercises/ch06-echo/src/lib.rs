@@ -167,15 +167,15 @@ mod tests {
 
     /// Runs `test` (a scheduler and its fibers) on a thread of its own, so
     /// that an echo which never returns, or never yields, fails the test
-    /// after 10 s instead of hanging it.
+    /// after 2 s instead of hanging it.
     fn bounded<T: Send + 'static>(test: impl FnOnce() -> T + Send + 'static) -> T {
         let (done, finished) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let _ = done.send(test());
         });
         finished
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the echo and its clients should be done within 10 s")
+            .recv_timeout(Duration::from_secs(2))
+            .expect("the echo and its clients were not done within 2 s: an echo waits for news that never comes, or never lets its clients run")
     }
 
     #[test]
