@@ -21,13 +21,12 @@ const SEED: u64 = 0x5_10_01;
 /// use proptest::prelude::*;
 /// use testbed::testing::proptest_config;
 ///
-/// proptest! {
-///     #![proptest_config(proptest_config(16))]
-///     #[test]
-///     fn addition_commutes(a in 0u32..1000, b in 0u32..1000) {
-///         prop_assert_eq!(a + b, b + a, "{} + {} is {} + {}", a, b, b, a);
-///     }
-/// }
+/// let mut runner = proptest::test_runner::TestRunner::new(proptest_config(16));
+/// let verdict = runner.run(&(0u32..1000, 0u32..1000), |(a, b)| {
+///     prop_assert_eq!(a + b, b + a, "{} + {} is {} + {}", a, b, b, a);
+///     Ok(())
+/// });
+/// assert!(verdict.is_ok(), "addition commutes: {verdict:?}");
 /// ```
 pub fn proptest_config(cases: u32) -> Config {
     Config {
