@@ -254,4 +254,164 @@ mod tests {
             "the waiter should get the lock, and leave it free"
         );
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use scheduler::Notification;
+        use testbed::testing::proptest_config;
+
+        /// What happens next to the lock.
+        #[derive(Debug, Clone, Copy)]
+        enum Step {
+            /// A new fiber calls `lock` (and keeps the lock until told).
+            Arrive,
+            /// The fiber holding the lock calls `unlock`.
+            Release,
+            /// A waiter goes away: its place in the line holds a ticket
+            /// whose fiber is gone.
+            Leave,
+        }
+
+        /// What the lock did, step by step: who got it, in order, and
+        /// whether it was locked after each step.
+        type Seen = (Vec<usize>, Vec<bool>);
+
+        /// Runs `steps` against the lock, with a fiber per arrival.
+        fn run(steps: Vec<Step>) -> Seen {
+            let sched = Scheduler::new().expect("a scheduler");
+            let lock = Rc::new(Lock::new(&sched));
+            let acquired = Rc::new(RefCell::new(Vec::new()));
+            // Who may unlock now, and the bell that tells them.
+            let release = Rc::new(Cell::new(None));
+            let go = Rc::new(Notification::new(&sched));
+            let locked = Rc::new(RefCell::new(Vec::new()));
+            let (sched2, locked2) = (sched.clone(), locked.clone());
+            sched
+                .spawn(move || {
+                    // Lets the fibers run until each waits again.
+                    let settle = || (0..6).for_each(|_| sched2.yield_now());
+                    let mut arrivals = 0;
+                    for step in steps {
+                        match step {
+                            Step::Arrive => {
+                                let k = arrivals;
+                                arrivals += 1;
+                                let (lock, acquired, release, go) =
+                                    (lock.clone(), acquired.clone(), release.clone(), go.clone());
+                                sched2
+                                    .spawn(move || {
+                                        lock.lock();
+                                        acquired.borrow_mut().push(k);
+                                        while release.get() != Some(k) {
+                                            go.wait();
+                                        }
+                                        lock.unlock();
+                                    })
+                                    .expect("spawn");
+                            }
+                            Step::Release => {
+                                if let Some(&holder) = acquired.borrow().last() {
+                                    release.set(Some(holder));
+                                    go.notify_all();
+                                }
+                            }
+                            Step::Leave => {
+                                if lock.is_locked() {
+                                    let lock = lock.clone();
+                                    let ghost = sched2.clone();
+                                    sched2
+                                        .spawn(move || {
+                                            lock.waiters.borrow_mut().push_back(ghost.ticket());
+                                        })
+                                        .expect("spawn");
+                                }
+                            }
+                        }
+                        settle();
+                        locked2.borrow_mut().push(lock.is_locked());
+                    }
+                    let order = acquired.borrow().clone();
+                    // Let everyone through, so every fiber ends.
+                    for _ in 0..arrivals {
+                        if let Some(&holder) = acquired.borrow().last() {
+                            release.set(Some(holder));
+                            go.notify_all();
+                        }
+                        settle();
+                    }
+                    order
+                })
+                .map(|director| {
+                    sched.run().expect("the scheduler finishes");
+                    let order = director.try_join().expect("finished").expect("no panic");
+                    (order, locked.take())
+                })
+                .expect("spawn")
+        }
+
+        /// The model: a holder and a first-come, first-served line.
+        fn model(steps: &[Step]) -> Seen {
+            let (mut holder, mut line) = (None, VecDeque::new());
+            let (mut order, mut locked, mut arrivals) = (Vec::new(), Vec::new(), 0);
+            for step in steps {
+                match step {
+                    Step::Arrive if holder.is_none() => {
+                        holder = Some(arrivals);
+                        order.push(arrivals);
+                        arrivals += 1;
+                    }
+                    Step::Arrive => {
+                        line.push_back(Some(arrivals));
+                        arrivals += 1;
+                    }
+                    // The first waiter still there gets it; a gone one is
+                    // skipped; with nobody left, the lock is free.
+                    Step::Release if holder.is_some() => {
+                        holder = line.pop_front().flatten();
+                        while holder.is_none() && !line.is_empty() {
+                            holder = line.pop_front().flatten();
+                        }
+                        order.extend(holder);
+                    }
+                    Step::Release => {}
+                    Step::Leave if holder.is_some() => line.push_back(None),
+                    Step::Leave => {}
+                }
+                locked.push(holder.is_some());
+            }
+            (order, locked)
+        }
+
+        proptest! {
+            #![proptest_config(proptest_config(48))]
+
+            #[test]
+            fn the_lock_serves_first_come_first_served(
+                steps in proptest::collection::vec(
+                    prop_oneof![3 => Just(Step::Arrive), 3 => Just(Step::Release), 1 => Just(Step::Leave)],
+                    1..30,
+                ),
+            ) {
+                let expected = model(&steps);
+                let shown = format!("{steps:?}");
+                let seen = bounded(
+                    "the lock's fibers never all finished: a waiter was never handed the lock",
+                    move || run(steps),
+                );
+                prop_assert_eq!(
+                    &seen.0,
+                    &expected.0,
+                    "after {}: the fibers should get the lock in this order (first come, first served, gone waiters skipped)",
+                    shown
+                );
+                prop_assert_eq!(
+                    &seen.1,
+                    &expected.1,
+                    "after {}: is_locked after each step should be as shown (handed over, never free while someone waits)",
+                    shown
+                );
+            }
+        }
+    }
 }
