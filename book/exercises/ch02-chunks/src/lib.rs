@@ -25,11 +25,11 @@
 //! use ch02_chunks::{chunks, makespan};
 //! use testbed::latency::LatencyModel;
 //!
-//! assert_eq!(chunks((0..7).collect(), 3), [vec![0, 1, 2], vec![3, 4], vec![5, 6]]);
+//! assert_eq!(chunks((0..7).collect(), 3), [vec![0, 1, 2], vec![3, 4], vec![5, 6]], "the first 7 % 3 chunks get one more");
 //! let list = testbed::workload::items(7, 1);
 //! let parts = chunks(list.iter().collect(), 3);
 //! let model = LatencyModel::Fixed(Duration::from_millis(10));
-//! assert_eq!(makespan(&parts, &model, 1), Duration::from_millis(30));
+//! assert_eq!(makespan(&parts, &model, 1), Duration::from_millis(30), "the busiest chunk's work: 3 items of 10 ms");
 //! ```
 
 use std::time::Duration;

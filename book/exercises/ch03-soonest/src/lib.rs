@@ -28,7 +28,7 @@
 //! let model = Model { latency, faults: FaultPlan::none(), seed: 1, phases: Phases::Two, read_timeout: None };
 //! let mut fleet = VirtualFleet::new(model, 3);
 //! ch03_soonest::soonest_first(&mut fleet, &testbed::workload::items(8, 1))?;
-//! assert_eq!((fleet.rows().len(), fleet.stalled()), (8, Duration::ZERO));
+//! assert_eq!((fleet.rows().len(), fleet.stalled()), (8, Duration::ZERO), "every item done, and no wait on one reply while another was due");
 //! # Ok::<(), roundrobin::LoopError>(())
 //! ```
 

@@ -24,8 +24,8 @@
 //!
 //! let mut framer = LineFramer::new();
 //! let drained = drain(&mut &b"OK\n20"[..], &mut framer)?;
-//! assert_eq!(drained, Drained { bytes: 5, eof: true });
-//! assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+//! assert_eq!(drained, Drained { bytes: 5, eof: true }, "the 5 bytes, then the end of the stream");
+//! assert_eq!(framer.next_line(), Ok(Some("OK".into())), "the complete line is in the framer");
 //! assert!(framer.has_partial(), "'20' waits for the rest of its line");
 //! # Ok::<(), std::io::Error>(())
 //! ```

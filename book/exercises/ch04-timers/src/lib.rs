@@ -28,7 +28,7 @@
 //! let mut seen = Vec::new();
 //! event_loop.run(|happened| seen.push(happened))?;
 //! let line = Happened::Line(Token::new(7), "hello".into());
-//! assert_eq!(seen, [line, Happened::Closed(Token::new(7)), Happened::Timer("late")]);
+//! assert_eq!(seen, [line, Happened::Closed(Token::new(7)), Happened::Timer("late")], "the line, the close, then the timer");
 //! # Ok::<(), std::io::Error>(())
 //! ```
 

@@ -32,15 +32,15 @@
 //! let mut breaker = Breaker::new(2, backoff, 1);
 //! let now = Instant::now();
 //! for _ in 0..2 {
-//!     assert!(breaker.allow(now));
+//!     assert!(breaker.allow(now), "closed: connects go ahead");
 //!     breaker.refused(now);
 //! }
-//! assert!(breaker.fail_fast(now) && !breaker.allow(now));
+//! assert!(breaker.fail_fast(now) && !breaker.allow(now), "open after two refusals: checkouts fail at once, no connect");
 //! let later = now + Duration::from_secs(1);
 //! assert!(breaker.allow(later), "the probe");
 //! assert!(!breaker.allow(later), "nothing else while the probe is out");
 //! breaker.succeeded();
-//! assert_eq!(breaker.state(), State::Closed { refusals: 0 });
+//! assert_eq!(breaker.state(), State::Closed { refusals: 0 }, "the probe's success closes it");
 //! ```
 
 use std::time::{Duration, Instant};

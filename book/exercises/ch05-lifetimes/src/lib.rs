@@ -24,10 +24,10 @@
 //! ```
 //! use ch05_lifetimes::{lifetime, retirements};
 //!
-//! assert_eq!(retirements(4, 6, |_serial| 3), [0, 0, 4, 0, 0, 4]);
-//! assert_eq!(lifetime(10, 0.0, 1, 42), 10);
+//! assert_eq!(retirements(4, 6, |_serial| 3), [0, 0, 4, 0, 0, 4], "a fixed limit of 3 retires all four every third tick");
+//! assert_eq!(lifetime(10, 0.0, 1, 42), 10, "spread 0: exactly max_uses");
 //! let spread = lifetime(10, 0.5, 1, 42);
-//! assert!((5..=10).contains(&spread));
+//! assert!((5..=10).contains(&spread), "a spread of 0.5 of 10: from 5 to 10");
 //! assert_eq!(spread, lifetime(10, 0.5, 1, 42), "the same seed and serial, the same draw");
 //! ```
 

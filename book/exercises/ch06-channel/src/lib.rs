@@ -28,7 +28,7 @@
 //!     channel.close();
 //! })?;
 //! sched.run()?;
-//! assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2])));
+//! assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2])), "the values in order, then None");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

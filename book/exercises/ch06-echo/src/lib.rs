@@ -29,7 +29,7 @@
 //!     stream.read_exact(&mut back).map(|()| back)
 //! })?;
 //! sched.run()?;
-//! assert_eq!(reply.try_join().expect("the client finished")??, b"hello\n");
+//! assert_eq!(reply.try_join().expect("the client finished")??, b"hello\n", "the client's line, back");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

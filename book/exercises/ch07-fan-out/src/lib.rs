@@ -27,8 +27,8 @@
 //! let all = sched.spawn(move || fetch_all(&sched2, addr, work, 2))?;
 //! sched.run()?;
 //! let outcomes = all.try_join().expect("fetch_all finished")?;
-//! assert!(outcomes.iter().all(Result::is_ok));
-//! assert_eq!((outcomes.len(), peak_in_flight()), (6, 2));
+//! assert!(outcomes.iter().all(Result::is_ok), "every fetch succeeded");
+//! assert_eq!((outcomes.len(), peak_in_flight()), (6, 2), "six outcomes, never more than two fetches at once");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

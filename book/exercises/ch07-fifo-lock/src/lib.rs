@@ -30,8 +30,8 @@
 //!     })?;
 //! }
 //! sched.run()?;
-//! assert_eq!(*order.borrow(), [0, 1, 2]);
-//! assert!(!lock.is_locked());
+//! assert_eq!(*order.borrow(), [0, 1, 2], "first come, first served");
+//! assert!(!lock.is_locked(), "free once nobody holds it");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -41,9 +41,9 @@
 //! let mut keeper = Keeper::new(&executor.handle(), server.addr());
 //! for item in &work {
 //!     let outcome = executor.block_on(keeper.fetch(item, Duration::from_secs(1)))?;
-//!     assert_eq!(outcome, Ok(item.expected_result()));
+//!     assert_eq!(outcome, Ok(item.expected_result()), "each item's own answer");
 //! }
-//! assert_eq!(keeper.opened, 1);
+//! assert_eq!(keeper.opened, 1, "one connection carried both");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -27,7 +27,7 @@
 //!     "slept"
 //! };
 //! let both = executor.block_on(join(slept, async { 42 }))?;
-//! assert_eq!(both, ("slept", 42));
+//! assert_eq!(both, ("slept", 42), "both outputs, in argument order");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -22,7 +22,7 @@
 //! let executor = Executor::new()?;
 //! let sleep = executor.handle().sleep(Duration::from_secs(5));
 //! let winner = executor.block_on(race(sleep, async { "at once" }))?;
-//! assert_eq!(winner, Either::Right("at once"));
+//! assert_eq!(winner, Either::Right("at once"), "the future ready at once wins");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

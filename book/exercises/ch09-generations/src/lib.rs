@@ -19,13 +19,13 @@
 //!
 //! let mut table = Table::new();
 //! let first = table.insert("a");
-//! assert_eq!(table.remove(first), Some("a"));
+//! assert_eq!(table.remove(first), Some("a"), "the value its id names");
 //! let second = table.insert("b");
 //! assert_eq!((second.index, table.places()), (first.index, 1), "the same place");
 //! assert_eq!(table.get(first), None, "a stale id names nothing");
 //! assert_eq!(table.remove(first), None, "and takes nothing");
-//! assert_eq!(table.get(second), Some(&"b"));
-//! assert_eq!(Id::from_user_data(second.to_user_data()), second);
+//! assert_eq!(table.get(second), Some(&"b"), "the new id names the new value");
+//! assert_eq!(Id::from_user_data(second.to_user_data()), second, "an id survives the trip through user_data");
 //! ```
 
 /// A value's name in a [`Table`]: its place and that place's generation.

@@ -26,10 +26,12 @@
 //!
 //! let listener = TcpListener::bind("127.0.0.1:0")?;
 //! let addr = listener.local_addr()?;
-//! assert_eq!(connect_within(addr, Duration::from_secs(5))?.peer_addr()?, addr);
+//! let stream = connect_within(addr, Duration::from_secs(5));
+//! let peer = stream.and_then(|s| s.peer_addr()).map_err(|e| e.kind());
+//! assert_eq!(peer, Ok(addr), "connected to the listener");
 //! drop(listener);
 //! let refused = connect_within(addr, Duration::from_secs(5)).map(|_| ());
-//! assert_eq!(refused.map_err(|e| e.kind()), Err(ErrorKind::ConnectionRefused));
+//! assert_eq!(refused.map_err(|e| e.kind()), Err(ErrorKind::ConnectionRefused), "a closed port refuses");
 //! # Ok::<(), std::io::Error>(())
 //! ```
 

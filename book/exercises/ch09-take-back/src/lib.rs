@@ -37,7 +37,7 @@
 //! let read = ring.recv(0, &SharedFd::new(client), vec![7; 64], None)?;
 //! ring.submit()?;
 //! let back = take_back(&mut ring, read, &mut Vec::new())?;
-//! assert_eq!((back.buf, back.read), (vec![7; 64], None));
+//! assert_eq!((back.buf, back.read), (vec![7; 64], None), "the same buffer, untouched, and no bytes");
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
