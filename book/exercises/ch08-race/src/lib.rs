@@ -214,4 +214,17 @@ mod tests {
             "the 200 ms sleep should win against the 1 s one"
         );
     }
+
+    #[test]
+    fn every_tie_goes_to_the_left_race_after_race() {
+        let executor = Executor::new().expect("an executor");
+        for round in 0..10 {
+            let winner = executor.block_on(race(async { "a" }, async { "b" }));
+            assert_eq!(
+                winner.ok(),
+                Some(Either::Left("a")),
+                "race {round} of 10: a tie should go to `a`, every time"
+            );
+        }
+    }
 }

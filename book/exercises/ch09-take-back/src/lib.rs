@@ -290,4 +290,32 @@ mod tests {
             Ok(())
         });
     }
+
+    #[test]
+    fn a_completion_after_the_reads_in_the_same_batch_is_kept() {
+        bounded(|| {
+            let (client, mut peer) = pair()?;
+            let (other, mut other_peer) = pair()?;
+            for (stream, end) in [(&client, &mut peer), (&other, &mut other_peer)] {
+                end.write_all(b"OK\n")?;
+                stream.peek(&mut [0; 3])?;
+            }
+            let mut ring = Ring::new(8)?;
+            // Queued in this order and submitted together with the
+            // cancel: lane 0's read completes first, lane 1's right after
+            // it, in the same batch.
+            let mine = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
+            let theirs = ring.recv(1, &SharedFd::new(other), vec![0; 64], None)?;
+            let mut others = Vec::new();
+            let back = take_back(&mut ring, mine, &mut others)?;
+            assert_eq!(back.read, Some(3), "lane 0's read finished with its bytes");
+            let kept: Vec<_> = others.iter().map(|c| c.id).collect();
+            assert_eq!(
+                kept,
+                [theirs],
+                "lane 1's completion, which came in the same batch after lane 0's, is kept"
+            );
+            Ok(())
+        });
+    }
 }
