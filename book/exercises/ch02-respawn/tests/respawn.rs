@@ -9,6 +9,8 @@ use std::collections::VecDeque;
 use ch02_respawn::{Respawning, supervise};
 use fork::processes::{Child, spawn_worker};
 use fork::{CrashPlan, WorkerId, partition};
+use nix::errno::Errno;
+use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::{Pid, alarm};
 use testbed::conformance::quick_settings;
 use testbed::harness::execute;
@@ -123,6 +125,14 @@ fn main() {
             .first()
             .is_some_and(|n| n.ends_with("gave up on 12 items")),
         "the note should say the supervisor gave up on the 12 items: {report}"
+    );
+    // Giving up on one child's items is no reason to stop waiting for the
+    // others: when the run ends, none is left unreaped.
+    let unreaped = waitpid(None, Some(WaitPidFlag::WNOHANG));
+    assert_eq!(
+        unreaped,
+        Err(Errno::ECHILD),
+        "every worker should have been waited for by the time the run ends, but one is still there: {unreaped:?}"
     );
     println!("test gives_up_when_out_of_respawns ... ok");
 

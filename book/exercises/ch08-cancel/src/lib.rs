@@ -131,8 +131,10 @@ mod tests {
     const LIMIT: Duration = Duration::from_millis(250);
 
     /// A peer that answers `GET`s in order on each connection: item 0
-    /// after `SLOW`, item 2 never (it closes the connection instead), the
-    /// others at once.
+    /// after `SLOW`, item 2 never (it closes the connection instead), item
+    /// 4 with a `500`, item 5 with a `NAK` (which answers a `HEAD`, never
+    /// a `GET`), item 6 with garbage, item 7 with a reset; the others at
+    /// once, with their `200`.
     fn peer() -> SocketAddr {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
         let addr = listener.local_addr().expect("an address");
@@ -155,10 +157,29 @@ mod tests {
                 return;
             };
             let id: u64 = id.parse().unwrap_or_default();
-            match id {
-                0 => std::thread::sleep(SLOW),
+            let odd = match id {
+                0 => {
+                    std::thread::sleep(SLOW);
+                    None
+                }
                 2 => return,
-                _ => {}
+                4 => Some("500 overloaded"),
+                5 => Some("NAK busy"),
+                6 => Some("#$%!"),
+                7 => {
+                    // A reset: SO_LINGER 0, then close.
+                    let _ =
+                        socket2::SockRef::from(reader.get_ref()).set_linger(Some(Duration::ZERO));
+                    return;
+                }
+                _ => None,
+            };
+            if let Some(reply) = odd {
+                if writeln!(reader.get_mut(), "{reply}").is_err() {
+                    return;
+                }
+                line.clear();
+                continue;
             }
             let hash = ResultHash::of(
                 ItemId(id),
@@ -177,7 +198,7 @@ mod tests {
         let addr = peer();
         let executor = Executor::new().expect("an executor");
         let handle = executor.handle();
-        let work = items(4, 1);
+        let work = items(8, 1);
         executor
             .block_on(async {
                 let mut keeper = Keeper::new(&handle, addr);
@@ -191,7 +212,7 @@ mod tests {
     }
 
     fn answer_of(id: usize) -> Outcome {
-        Ok(items(4, 1)[id].expected_result())
+        Ok(items(8, 1)[id].expected_result())
     }
 
     #[test]
@@ -273,5 +294,51 @@ mod tests {
             Err(ErrorKind::Timeout),
             "the fetch should fail as a timeout at its limit"
         );
+    }
+
+    #[test]
+    fn every_answer_slow1_allows_decides_whether_the_connection_stays() {
+        // (item, the failure it must give, connections opened for it and
+        // the request after it: 1 if the connection may carry on, 2 if it
+        // must go).
+        let cases = [
+            (
+                4,
+                ErrorKind::Ko,
+                1,
+                "a 500 ends the conversation properly: the connection carries on",
+            ),
+            (
+                5,
+                ErrorKind::Protocol,
+                2,
+                "a NAK to a GET breaks the protocol: the connection must go",
+            ),
+            (
+                6,
+                ErrorKind::Protocol,
+                2,
+                "garbage breaks the protocol: the connection must go",
+            ),
+            (
+                7,
+                ErrorKind::Closed,
+                2,
+                "a reset connection is dead: a new one carries the next request",
+            ),
+        ];
+        for (id, kind, connections, why) in cases {
+            let (outcomes, opened) = fetch_in_order(&[id, 1]);
+            assert_eq!(
+                outcomes[0].as_ref().map_err(|f| f.kind),
+                Err(kind),
+                "item {id}: {why}"
+            );
+            assert_eq!(
+                (&outcomes[1], opened),
+                (&answer_of(1), connections),
+                "item {id}: {why}; the next request should get its own answer"
+            );
+        }
     }
 }
