@@ -29,7 +29,7 @@
 //!     stream.read_exact(&mut back).map(|()| back)
 //! })?;
 //! sched.run()?;
-//! assert_eq!(reply.try_join().expect("the client finished")??, b"hello\n");
+//! assert_eq!(reply.try_join().expect("the client finished")??, b"hello\n", "the client's line, back");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]
@@ -143,15 +143,15 @@ mod tests {
 
     /// Runs `test` (a scheduler and its fibers) on a thread of its own, so
     /// that an echo which never returns, or never yields, fails the test
-    /// after 10 s instead of hanging it.
+    /// after 2 s instead of hanging it.
     fn bounded<T: Send + 'static>(test: impl FnOnce() -> T + Send + 'static) -> T {
         let (done, finished) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let _ = done.send(test());
         });
         finished
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the echo and its clients should be done within 10 s")
+            .recv_timeout(Duration::from_secs(2))
+            .expect("the echo and its clients were not done within 2 s: an echo waits for news that never comes, or never lets its clients run")
     }
 
     #[test]
@@ -349,6 +349,42 @@ mod tests {
             log,
             ["quick", "slow"],
             "the quick client should be served while the slow one takes its time"
+        );
+    }
+
+    #[test]
+    fn an_echo_waiting_for_a_quiet_client_sleeps() {
+        let back = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the client never got its line back, sent after 200 ms of silence",
+            "an echo waiting 200 ms for its client's first line",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let listener = listener(&sched);
+                let addr = listener.local_addr().expect("an address");
+                let server = sched
+                    .spawn(move || echo(listener.accept()?))
+                    .expect("spawn");
+                let sched2 = sched.clone();
+                let client = sched
+                    .spawn(move || -> io::Result<Vec<u8>> {
+                        let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                        sched2.sleep(Duration::from_millis(200));
+                        round_trip(&mut stream, b"late\n")
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                let echoed = server.try_join().and_then(Result::ok).and_then(Result::ok);
+                (
+                    client.try_join().and_then(Result::ok).and_then(Result::ok),
+                    echoed,
+                )
+            },
+        );
+        assert_eq!(
+            back,
+            (Some(b"late\n".to_vec()), Some(5)),
+            "the client should get its line back, and the echo count its 5 bytes"
         );
     }
 }

@@ -25,7 +25,7 @@
 //! let race = Workload { items: 4_000, conns: 50, phases: 2, service };
 //! let machine = Machine { cores: 2.0, cpu_per_item: Duration::from_micros(60) };
 //! let (items_per_second, bound) = ceiling(&race, &machine);
-//! assert_eq!((items_per_second.round(), bound), (12_500.0, Bound::Latency));
+//! assert_eq!((items_per_second.round(), bound), (12_500.0, Bound::Latency), "12,500 items/s, bounded by latency");
 //! ```
 #![allow(unused)]
 
