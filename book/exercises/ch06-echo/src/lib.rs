@@ -468,8 +468,7 @@ mod tests {
                     })
                     .expect("spawn");
                 // A client that sends everything, then neither sends nor
-                // reads for 200 ms: the echo's writes fill the buffers, and
-                // nothing new arrives to read. Only room to write ends it.
+                // reads for 200 ms: the echo's writes fill the buffers.
                 let client = std::thread::spawn(move || -> io::Result<usize> {
                     let socket =
                         socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
@@ -479,9 +478,18 @@ mod tests {
                     client.set_read_timeout(Some(Duration::from_secs(2)))?;
                     client.write_all(&[b'x'; 32 * 1024])?;
                     std::thread::sleep(Duration::from_millis(200));
-                    let mut back = vec![0; 32 * 1024];
-                    client.read_exact(&mut back)?;
-                    Ok(back.iter().filter(|&&b| b == b'x').count())
+                    // Then it reads slowly, so that the echo's last writes,
+                    // after it has read everything, find the buffers full:
+                    // then nothing is left to read, and only room to write
+                    // can wake it.
+                    let mut back = 0;
+                    let mut piece = [0; 1024];
+                    while back < 32 * 1024 {
+                        client.read_exact(&mut piece)?;
+                        back += piece.iter().filter(|&&b| b == b'x').count();
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                    Ok(back)
                 });
                 sched.run().expect("the scheduler finishes");
                 client
