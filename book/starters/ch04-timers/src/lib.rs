@@ -305,21 +305,33 @@ mod tests {
 
     #[test]
     fn an_early_timer_is_not_kept_waiting_by_a_later_one() -> io::Result<()> {
-        let mut event_loop = EventLoop::new(Backend::Epoll)?;
-        let start = Instant::now();
-        // Added first, due last: the wait must be for the earliest timer,
-        // not the first added.
-        event_loop.at(start + 600 * MS, "late");
-        event_loop.at(start + MS, "soon");
-        let log = run_bounded(event_loop);
-        let soon = log
-            .iter()
-            .find(|(h, _)| h == &Happened::Timer("soon"))
-            .map(|&(_, at)| at - start);
-        assert!(
-            soon.is_some_and(|after| after < 300 * MS),
-            "a timer due after 1 ms should fire long before the one due after 600 ms, not after {soon:?}"
-        );
+        // Added first or added last, due last: the wait must be for the
+        // earliest timer, whichever was added when.
+        for late_first in [true, false] {
+            let mut event_loop = EventLoop::new(Backend::Epoll)?;
+            let start = Instant::now();
+            if late_first {
+                event_loop.at(start + 600 * MS, "late");
+            }
+            event_loop.at(start + MS, "soon");
+            if !late_first {
+                event_loop.at(start + 600 * MS, "late");
+            }
+            let log = run_bounded(event_loop);
+            let soon = log
+                .iter()
+                .find(|(h, _)| h == &Happened::Timer("soon"))
+                .map(|&(_, at)| at - start);
+            let order = if late_first {
+                "added after"
+            } else {
+                "added before"
+            };
+            assert!(
+                soon.is_some_and(|after| after < 300 * MS),
+                "a timer due after 1 ms, {order} one due after 600 ms, should fire long before it, not after {soon:?}"
+            );
+        }
         Ok(())
     }
 

@@ -175,6 +175,19 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_largest_max_uses_neither_overflows_nor_escapes_its_bounds() {
+        for spread in [0.0, 0.5, 1.0] {
+            for serial in 0..100 {
+                let n = lifetime(u64::MAX, spread, 1, serial);
+                assert!(
+                    n >= 1 && (spread > 0.0 || n == u64::MAX),
+                    "max_uses u64::MAX, spread {spread}, serial {serial}: a lifetime from 1 to max_uses (exactly max_uses with spread 0), not {n}"
+                );
+            }
+        }
+    }
+
     mod properties {
         use super::*;
         use proptest::prelude::*;

@@ -293,4 +293,36 @@ mod tests {
             Ok(())
         });
     }
+
+    #[test]
+    fn a_reads_completion_that_comes_a_turn_later_is_waited_for() {
+        bounded(|| {
+            let (client, _peer) = pair()?;
+            // Room for 8 completions, and 8 other reads that complete at
+            // once and wait, unreaped: the cancelled read's completion
+            // finds the queue full, the kernel keeps it, and it comes only
+            // with the next wait, a turn later.
+            let mut ring = uring::ring::RingOptions::new(8).completions(8).build()?;
+            let mine = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
+            ring.submit()?;
+            let mut peers = Vec::new();
+            for lane in 1..=8 {
+                let (other, mut other_peer) = pair()?;
+                other_peer.write_all(b"OK\n")?;
+                other.peek(&mut [0; 3])?;
+                ring.recv(lane, &SharedFd::new(other), vec![0; 64], None)?;
+                peers.push(other_peer);
+            }
+            ring.submit()?;
+            let mut others = Vec::new();
+            let back = take_back(&mut ring, mine, &mut others)?;
+            assert_eq!(
+                (back.buf, back.read),
+                (vec![0; 64], None),
+                "the read's own completion, however many turns it takes, brings its buffer back"
+            );
+            assert_eq!(others.len(), 8, "the 8 other reads' completions are kept");
+            Ok(())
+        });
+    }
 }

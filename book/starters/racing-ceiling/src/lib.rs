@@ -136,6 +136,23 @@ mod tests {
     }
 
     #[test]
+    fn service_times_below_a_millisecond_count_to_the_microsecond() {
+        for (service, expected) in [(1_500, 20_000.0 / 3.0), (250, 40_000.0)] {
+            let w = Workload {
+                items: 100,
+                conns: 10,
+                phases: 1,
+                service: Duration::from_micros(service),
+            };
+            assert!(
+                close(latency_bound(&w), expected),
+                "10 in flight, {service} µs per item: {expected:.1} items/s, not {} (a service time is no whole number of milliseconds)",
+                latency_bound(&w)
+            );
+        }
+    }
+
+    #[test]
     fn fewer_items_than_connections_leave_connections_idle() {
         let few = Workload {
             items: 10,
