@@ -21,13 +21,21 @@ use std::time::{Duration, Instant};
 
 pub use nix::sys::signal::Signal;
 
+mod bounded;
 mod child;
 mod hostile;
+mod property;
+mod quiet;
 mod rows;
 mod script;
 mod seccomp;
 
+pub use bounded::{within, within_or};
 pub use child::KillOnDrop;
+pub use property::proptest_config;
+pub use quiet::{
+    CPU_SHARE, Counted, Polls, WaitCost, assert_quiet, assert_quiet_within, thread_cpu,
+};
 pub use rows::rows_on_lanes;
 pub use script::Script;
 pub use seccomp::forbid_io_uring;
@@ -350,33 +358,6 @@ pub fn smoke_run(
         "ok, lost, wrong: {report}"
     );
     report
-}
-
-/// Runs `work` on a thread of its own and returns its result; panics if it
-/// has not returned within `deadline` (the thread is left behind), so a
-/// loop that hangs fails its test instead of hanging the suite. For work
-/// that runs in the test's process: [`run_bin`] bounds a child.
-#[track_caller]
-pub fn within<T: Send + 'static>(
-    deadline: Duration,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let worker = std::thread::spawn(move || {
-        // The receiver is gone only if the test already failed.
-        let _ = tx.send(work());
-    });
-    match rx.recv_timeout(deadline) {
-        Ok(value) => value,
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-            panic!("still running after {deadline:?}")
-        }
-        // The work panicked before sending: show its panic.
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
-            Err(payload) => std::panic::resume_unwind(payload),
-            Ok(()) => unreachable!("work that returns has sent its result"),
-        },
-    }
 }
 
 /// A listener whose accept queue is full, so that the kernel drops every

@@ -1,8 +1,10 @@
 //! Running an exercise's tests on a mistake: build them in the scratch
-//! workspace, run each test binary with a time limit, and read libtest's
-//! output for the tests that failed (or never finished).
+//! workspace, run each test binary and then the doc tests (as a learner's
+//! `cargo test -p` does) with a time limit, and read libtest's output for
+//! the tests that failed (or never finished).
 
 use std::collections::BTreeSet;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -10,6 +12,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use super::HUNG_AFTER;
+
+/// How long the doc tests may take, their build included. An example is a
+/// few lines that finish in milliseconds; one that waits for a wake-up a
+/// mistake lost would otherwise cost a full [`HUNG_AFTER`].
+const DOC_HUNG_AFTER: Duration = Duration::from_secs(20);
 
 /// Builds `name`'s tests in the scratch workspace and runs them; returns
 /// the tests that failed or hung. A mistake that does not compile is an
@@ -42,30 +49,64 @@ pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
             continue;
         };
         if is_test || message["target"]["kind"][0] == "test" {
-            caught.extend(run_tests(Path::new(exe), target, scratch)?);
+            let exe = Path::new(exe);
+            caught.extend(run_tests(
+                Command::new(exe),
+                target,
+                scratch,
+                HUNG_AFTER,
+                || list_tests(exe, scratch),
+            )?);
         }
     }
+    // The doc tests are tests too: an example in the docs that a mistake
+    // breaks is a failure the learner sees.
+    let mut doc = crate::cargo::command();
+    doc.args(["test", "--offline", "--doc", "-p", name])
+        .env("CARGO_TARGET_DIR", crate::cargo::target_dir(root)?);
+    caught.extend(run_tests(
+        doc,
+        "doc-tests",
+        scratch,
+        DOC_HUNG_AFTER,
+        Vec::new,
+    )?);
     Ok(caught)
 }
 
-/// Runs one test binary with a time limit; the tests it reports failed,
-/// or, if it never finished, the ones that had not passed by then.
-fn run_tests(exe: &Path, target: &str, scratch: &Path) -> Result<Vec<String>> {
+/// Runs one test binary (or `cargo test --doc`) with a time limit; the
+/// tests it reports failed, or, if it never finished, the ones that had
+/// not passed by then (`listed` names them all).
+fn run_tests(
+    mut command: Command,
+    target: &str,
+    scratch: &Path,
+    hung_after: Duration,
+    listed: impl FnOnce() -> Vec<String>,
+) -> Result<Vec<String>> {
     let log = scratch.join("test-output.txt");
     let file = std::fs::File::create(&log)?;
-    let mut child = Command::new(exe)
+    // A group of its own, so that a hung run is stopped whole: `cargo test
+    // --doc` runs each doc test in a process of its own, which killing
+    // cargo alone would leave running.
+    let mut child = command
+        .process_group(0)
         .current_dir(scratch)
         .env("RUST_BACKTRACE", "0")
         .stdout(file.try_clone()?)
         .stderr(file)
         .spawn()
-        .with_context(|| format!("cannot run {}", exe.display()))?;
+        .with_context(|| format!("cannot run {command:?}"))?;
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break Some(status);
         }
-        if started.elapsed() > HUNG_AFTER {
+        if started.elapsed() > hung_after {
+            // The negative pid names the group: cargo and what it started.
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
             child.kill()?;
             child.wait()?;
             break None;
@@ -77,7 +118,7 @@ fn run_tests(exe: &Path, target: &str, scratch: &Path) -> Result<Vec<String>> {
         &output,
         status.map(|s| s.success()),
         target,
-        || list_tests(exe, scratch),
+        listed,
     ))
 }
 

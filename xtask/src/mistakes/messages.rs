@@ -2,7 +2,8 @@
 //! in an exercise's tests carries a message saying what behaviour was
 //! expected ("a receiver returned None while the channel was still
 //! open"). A bare `assert_eq!` prints two values and leaves the student to
-//! guess what they mean.
+//! guess what they mean. The examples in the docs are tests too (a
+//! learner's `cargo test -p` runs them), so their assertions count.
 
 use std::path::Path;
 
@@ -25,7 +26,7 @@ pub fn check(root: &Path) -> Result<()> {
     files.sort();
     for file in files {
         let text = std::fs::read_to_string(&file)?;
-        for line in bare_assertions(&text) {
+        for line in bare_assertions(&with_examples_as_code(&text)) {
             let name = file.strip_prefix(root).unwrap_or(&file).display();
             bare.push(format!("{name}:{line}"));
         }
@@ -37,6 +38,36 @@ pub fn check(root: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `text` with its doc comments' examples (the lines inside a fenced
+/// block of `///` or `//!` comments) turned into plain code, hidden lines
+/// (`# `) included, and the doc comments' prose blanked: the lines keep
+/// their numbers.
+fn with_examples_as_code(text: &str) -> String {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let Some(doc) = trimmed
+            .strip_prefix("//!")
+            .or_else(|| trimmed.strip_prefix("///"))
+        else {
+            out.push(line.to_owned());
+            continue;
+        };
+        let doc = doc.strip_prefix(' ').unwrap_or(doc);
+        if doc.trim_start().starts_with("```") {
+            fenced = !fenced;
+            out.push(String::new());
+        } else if fenced {
+            let code = doc.strip_prefix("# ").unwrap_or(doc);
+            out.push(code.to_owned());
+        } else {
+            out.push(String::new());
+        }
+    }
+    out.join("\n")
 }
 
 /// The lines of `assert!`, `assert_eq!` and `assert_ne!` calls that have
@@ -114,6 +145,16 @@ mod tests {
             bare_assertions(text),
             [2, 3, 6],
             "the bare assert!, the bare assert_eq! and the one whose ',' is a character"
+        );
+    }
+
+    #[test]
+    fn an_examples_assertions_count_and_its_prose_does_not() {
+        let text = "//! Says `assert!(x)`.\n//!\n//! ```\n//! assert!(a);\n//! # assert_eq!(b, c);\n//! assert!(d, \"why\");\n//! ```\n/// ```\n/// assert_eq!(\n///     e,\n///     f\n/// );\n/// ```\nfn g() {}\n";
+        assert_eq!(
+            bare_assertions(&with_examples_as_code(text)),
+            [4, 5, 9],
+            "the example's bare assert! and hidden assert_eq!, and the one over three lines, not the prose's"
         );
     }
 

@@ -35,7 +35,7 @@
 //! let latency = "1ms".parse().expect("a latency");
 //! let settings = Settings { items: 20, conns: 4, latency, ..Settings::default() };
 //! let report = execute(&stage, &settings)?.report;
-//! assert_eq!((report.ok, report.lost, report.notes.len()), (20, 0, 1));
+//! assert_eq!((report.ok, report.lost, report.notes.len()), (20, 0, 1), "every item done, none lost, and a note for the crash");
 //! assert!(report.notes[0].ends_with("respawned for 2 items"), "{}", report.notes[0]);
 //! # Ok::<(), testbed::harness::HarnessError>(())
 //! ```

@@ -34,8 +34,8 @@
 //!         Step::Done(result) => break result,
 //!     }
 //! };
-//! assert_eq!(result, item.expected_result());
-//! assert_eq!(conn.get_ref().sent(), format!("HEAD 0\nHEAD 0\nBODY 0 {}\n", item.payload));
+//! assert_eq!(result, item.expected_result(), "the answer, after one refusal");
+//! assert_eq!(conn.get_ref().sent(), format!("HEAD 0\nHEAD 0\nBODY 0 {}\n", item.payload), "HEAD sent again after the refusal, then BODY");
 //! # Ok::<(), testbed::outcome::Failure>(())
 //! ```
 

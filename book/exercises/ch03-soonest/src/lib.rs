@@ -28,7 +28,7 @@
 //! let model = Model { latency, faults: FaultPlan::none(), seed: 1, phases: Phases::Two, read_timeout: None };
 //! let mut fleet = VirtualFleet::new(model, 3);
 //! ch03_soonest::soonest_first(&mut fleet, &testbed::workload::items(8, 1))?;
-//! assert_eq!((fleet.rows().len(), fleet.stalled()), (8, Duration::ZERO));
+//! assert_eq!((fleet.rows().len(), fleet.stalled()), (8, Duration::ZERO), "every item done, and no wait on one reply while another was due");
 //! # Ok::<(), roundrobin::LoopError>(())
 //! ```
 
@@ -171,5 +171,84 @@ mod tests {
             soonest.as_secs_f64() < 0.5 * rr.as_secs_f64(),
             "soonest-first should take less than half round-robin's time: {soonest:?} vs {rr:?}"
         );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use testbed::testing::proptest_config;
+
+        /// Latencies from even to very uneven, as specs.
+        fn latency() -> impl Strategy<Value = String> {
+            prop_oneof![
+                (1u64..20).prop_map(|ms| format!("{ms}ms")),
+                (1u64..20, 20u64..80).prop_map(|(a, b)| format!("uniform:{a}ms..{b}ms")),
+                (1u32..9, 20u64..100, 1u64..5)
+                    .prop_map(|(p, slow, fast)| format!("bimodal:0.{p}:{slow}ms:{fast}ms")),
+            ]
+        }
+
+        fn fleet(latency: &str, seed: u64, wrappers: usize) -> VirtualFleet {
+            let mut model = model(latency);
+            model.seed = seed;
+            VirtualFleet::new(model, wrappers)
+        }
+
+        proptest! {
+            #![proptest_config(proptest_config(64))]
+
+            #[test]
+            fn soonest_matches_the_earliest_due(
+                latency in latency(),
+                seed in any::<u64>(),
+                working in proptest::collection::vec(any::<bool>(), 1..9),
+            ) {
+                let mut fleet = fleet(&latency, seed, working.len());
+                let work = items(working.len(), seed);
+                for (w, item) in work.iter().enumerate().filter(|&(w, _)| working[w]) {
+                    fleet.start(WrapperId(w), item).expect("idle wrappers accept");
+                }
+                let earliest = (0..working.len()).filter_map(|w| fleet.due(WrapperId(w))).min();
+                let pick = soonest(&fleet);
+                prop_assert_eq!(
+                    pick.and_then(|w| fleet.due(w)),
+                    earliest,
+                    "{} ({}), working wrappers {:?}: soonest picked {:?}, whose reply is not the earliest due (None only when nobody works)",
+                    latency, seed, working, pick
+                );
+            }
+
+            #[test]
+            fn soonest_first_finishes_every_item_once_without_a_stall(
+                latency in latency(),
+                seed in any::<u64>(),
+                wrappers in 1usize..8,
+                count in 0usize..40,
+            ) {
+                let mut fleet = fleet(&latency, seed, wrappers);
+                let work = items(count, seed);
+                soonest_first(&mut fleet, &work).expect("soonest-first runs");
+                let mut ids: Vec<u64> = fleet.rows().iter().map(|row| row.id.0).collect();
+                ids.sort_unstable();
+                let expected: Vec<u64> = work.iter().map(|item| item.id.0).collect();
+                prop_assert_eq!(
+                    ids,
+                    expected,
+                    "{} items on {} wrappers ({}, seed {}): each item should finish exactly once",
+                    count, wrappers, latency, seed
+                );
+                prop_assert_eq!(
+                    fleet.stalled(),
+                    Duration::ZERO,
+                    "{} items on {} wrappers ({}, seed {}): the loop waited on one reply while another was due sooner",
+                    count, wrappers, latency, seed
+                );
+                prop_assert!(
+                    (0..wrappers).all(|w| !fleet.is_working(WrapperId(w))),
+                    "{} items on {} wrappers: a wrapper is still working when the loop returns",
+                    count, wrappers
+                );
+            }
+        }
     }
 }

@@ -24,8 +24,8 @@
 //!
 //! let mut framer = LineFramer::new();
 //! let drained = drain(&mut &b"OK\n20"[..], &mut framer)?;
-//! assert_eq!(drained, Drained { bytes: 5, eof: true });
-//! assert_eq!(framer.next_line(), Ok(Some("OK".into())));
+//! assert_eq!(drained, Drained { bytes: 5, eof: true }, "the 5 bytes, then the end of the stream");
+//! assert_eq!(framer.next_line(), Ok(Some("OK".into())), "the complete line is in the framer");
 //! assert!(framer.has_partial(), "'20' waits for the rest of its line");
 //! # Ok::<(), std::io::Error>(())
 //! ```
@@ -206,22 +206,94 @@ mod tests {
     }
 
     #[test]
-    fn a_signal_does_not_end_the_drain() -> io::Result<()> {
+    fn a_signal_does_not_end_the_drain() {
         let mut framer = LineFramer::new();
-        let drained = drain(&mut Jumpy { calls: 0 }, &mut framer)?;
+        let drained = drain(&mut Jumpy { calls: 0 }, &mut framer).map_err(|e| e.kind());
         assert_eq!(
             drained,
-            Drained {
+            Ok(Drained {
                 bytes: 3,
                 eof: false
-            },
-            "an interrupted read should be tried again, not end the drain"
+            }),
+            "an interrupted read should be tried again, not end the drain (nor fail it)"
         );
         assert_eq!(
             framer.next_line(),
             Ok(Some("OK".into())),
             "the bytes read after the interruption should be in the framer"
         );
-        Ok(())
+    }
+
+    #[test]
+    fn an_empty_socket_drains_at_once_and_the_loop_sleeps_until_bytes_come() -> io::Result<()> {
+        let (mut client, mut server) = pair()?;
+        let mut selector = Selector::new(Backend::Epoll)?;
+        selector.add(client.as_fd(), Token::new(0), Interest::Read)?;
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            server.write_all(b"OK\n")
+        });
+        // The wait belongs to the selector: a drain that waits for bytes
+        // itself spins through the peer's 200 ms.
+        let (nothing, line) = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the peer's line, written after 200 ms, never came out of the drains",
+            "waiting 200 ms for a peer's line",
+            move || {
+                let mut framer = LineFramer::new();
+                let nothing = drain(&mut client, &mut framer).map_err(|e| e.kind());
+                let mut events = Vec::new();
+                for _ in 0..100 {
+                    selector.wait(&mut events, Some(Duration::from_secs(2)))?;
+                    drain(&mut client, &mut framer)?;
+                    if let Some(line) = framer.next_line().expect("a valid line") {
+                        return Ok((nothing, line));
+                    }
+                }
+                Err(io::Error::other("no line after 100 wake-ups"))
+            },
+        )?;
+        assert_eq!(
+            nothing,
+            Ok(Drained {
+                bytes: 0,
+                eof: false
+            }),
+            "a socket with nothing in it yet should drain at once: 0 bytes, not the end of the stream"
+        );
+        assert_eq!(
+            line, "OK",
+            "the peer's line, read after its readiness event"
+        );
+        writer.join().expect("the writer finishes")
+    }
+
+    /// A reader that has `chunks` ready, one per read, then would block.
+    struct Chunks(Vec<&'static [u8]>);
+
+    impl Read for Chunks {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            let chunk = self.0.remove(0);
+            buf[..chunk.len()].copy_from_slice(chunk);
+            Ok(chunk.len())
+        }
+    }
+
+    #[test]
+    fn every_byte_of_every_read_is_counted() {
+        let mut framer = LineFramer::new();
+        let drained = drain(&mut Chunks(vec![b"20", b"0 1\n3", b"00 2\n"]), &mut framer)
+            .map_err(|e| e.kind());
+        assert_eq!(
+            drained,
+            Ok(Drained {
+                bytes: 12,
+                eof: false
+            }),
+            "bytes counts every byte of every read (2 + 5 + 5), and WouldBlock is not the end"
+        );
     }
 }

@@ -24,10 +24,10 @@
 //! ```
 //! use ch05_lifetimes::{lifetime, retirements};
 //!
-//! assert_eq!(retirements(4, 6, |_serial| 3), [0, 0, 4, 0, 0, 4]);
-//! assert_eq!(lifetime(10, 0.0, 1, 42), 10);
+//! assert_eq!(retirements(4, 6, |_serial| 3), [0, 0, 4, 0, 0, 4], "a fixed limit of 3 retires all four every third tick");
+//! assert_eq!(lifetime(10, 0.0, 1, 42), 10, "spread 0: exactly max_uses");
 //! let spread = lifetime(10, 0.5, 1, 42);
-//! assert!((5..=10).contains(&spread));
+//! assert!((5..=10).contains(&spread), "a spread of 0.5 of 10: from 5 to 10");
 //! assert_eq!(spread, lifetime(10, 0.5, 1, 42), "the same seed and serial, the same draw");
 //! ```
 
@@ -163,5 +163,68 @@ mod tests {
             late.iter().all(|&n| n <= 8),
             "after a few generations no tick should see a storm: {late:?}"
         );
+    }
+
+    #[test]
+    fn a_fractional_spread_never_cuts_below_its_bound() {
+        // 10 × (1 − 0.37) is 6.3: the shortest lifetime allowed is 7.
+        for serial in 0..2000 {
+            let n = lifetime(10, 0.37, 1, serial);
+            assert!(
+                (7..=10).contains(&n),
+                "with max_uses 10 and spread 0.37 a lifetime should be 7 to 10 (6.3 rounded up), not {n} (serial {serial})"
+            );
+        }
+    }
+
+    #[test]
+    fn the_largest_max_uses_neither_overflows_nor_escapes_its_bounds() {
+        for spread in [0.0, 0.5, 1.0] {
+            for serial in 0..100 {
+                let n = lifetime(u64::MAX, spread, 1, serial);
+                assert!(
+                    n >= 1 && (spread > 0.0 || n == u64::MAX),
+                    "max_uses u64::MAX, spread {spread}, serial {serial}: a lifetime from 1 to max_uses (exactly max_uses with spread 0), not {n}"
+                );
+            }
+        }
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use testbed::testing::proptest_config;
+
+        proptest! {
+            #![proptest_config(proptest_config(64))]
+
+            #[test]
+            fn every_lifetime_is_within_the_promised_bounds(
+                max_uses in 1u64..2000,
+                spread in 0.0f64..=1.0,
+                seed in any::<u64>(),
+                first in any::<u32>(),
+            ) {
+                // The model: at least ⌈max_uses × (1 − spread)⌉, and 1;
+                // at most max_uses; the same draw for the same arguments.
+                // (A hair below, so that rounding in the float cannot make an
+                // integer bound one higher.)
+                let lowest = ((max_uses as f64 * (1.0 - spread) - 1e-9).ceil() as u64).max(1);
+                for serial in u64::from(first)..u64::from(first) + 50 {
+                    let n = lifetime(max_uses, spread, seed, serial);
+                    prop_assert!(
+                        (lowest..=max_uses).contains(&n),
+                        "max_uses {}, spread {}, seed {}, serial {}: the lifetime should be {} to {}, not {}",
+                        max_uses, spread, seed, serial, lowest, max_uses, n
+                    );
+                    prop_assert_eq!(
+                        n,
+                        lifetime(max_uses, spread, seed, serial),
+                        "max_uses {}, spread {}, seed {}, serial {}: the same arguments should give the same lifetime",
+                        max_uses, spread, seed, serial
+                    );
+                }
+            }
+        }
     }
 }

@@ -28,7 +28,7 @@
 //!     channel.close();
 //! })?;
 //! sched.run()?;
-//! assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2])));
+//! assert_eq!(receiver.try_join(), Some(Ok(vec![0, 1, 2])), "the values in order, then None");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -97,180 +97,248 @@ mod tests {
     use std::rc::Rc;
     use std::time::Duration;
 
+    /// Runs a test's fibers on a thread of their own, so that a lost
+    /// wake-up fails within 2 s, saying `never`, instead of hanging.
+    fn bounded<T: Send + 'static>(never: &str, test: impl FnOnce() -> T + Send + 'static) -> T {
+        testbed::testing::within_or(Duration::from_secs(2), never, test)
+    }
+
     #[test]
     fn values_arrive_in_order() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let channel = Rc::new(Channel::new(&sched));
-        let receiver = {
-            let channel = channel.clone();
-            sched
-                .spawn(move || std::iter::from_fn(|| channel.recv()).collect::<Vec<_>>())
-                .expect("spawn")
-        };
-        let sched2 = sched.clone();
-        sched
-            .spawn(move || {
-                for n in 0..5 {
-                    channel.send(n);
-                    sched2.sleep(Duration::from_millis(1));
-                }
-                channel.close();
-            })
-            .expect("spawn");
-        sched.run().expect("the scheduler finishes");
-        assert_eq!(
-            receiver.try_join(),
-            Some(Ok(vec![0, 1, 2, 3, 4])),
-            "the receiver should get every value, in the order they were sent, then None"
+        bounded(
+            "values arrive in order: its fibers never all finished (a receiver waits for a wake-up that never comes, or never lets the others run)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel = Rc::new(Channel::new(&sched));
+                let receiver = {
+                    let channel = channel.clone();
+                    sched
+                        .spawn(move || std::iter::from_fn(|| channel.recv()).collect::<Vec<_>>())
+                        .expect("spawn")
+                };
+                let sched2 = sched.clone();
+                sched
+                    .spawn(move || {
+                        for n in 0..5 {
+                            channel.send(n);
+                            sched2.sleep(Duration::from_millis(1));
+                        }
+                        channel.close();
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                assert_eq!(
+                    receiver.try_join(),
+                    Some(Ok(vec![0, 1, 2, 3, 4])),
+                    "the receiver should get every value, in the order they were sent, then None"
+                );
+            },
         );
     }
 
     #[test]
     fn a_receiver_waits_for_a_sender_that_comes_later() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let channel = Rc::new(Channel::new(&sched));
-        // The receiver runs first and finds nothing.
-        let receiver = {
-            let channel = channel.clone();
-            sched.spawn(move || channel.recv()).expect("spawn")
-        };
-        let sched2 = sched.clone();
-        sched
-            .spawn(move || {
-                sched2.sleep(Duration::from_millis(2));
-                channel.send("late");
-            })
-            .expect("spawn");
-        sched.run().expect("the scheduler finishes");
-        assert_eq!(
-            receiver.try_join(),
-            Some(Ok(Some("late"))),
-            "recv on an empty, open channel should wait for the value sent later"
+        bounded(
+            "a receiver waits for a sender that comes later: its fibers never all finished (a receiver waits for a wake-up that never comes, or never lets the others run)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel = Rc::new(Channel::new(&sched));
+                // The receiver runs first and finds nothing.
+                let receiver = {
+                    let channel = channel.clone();
+                    sched.spawn(move || channel.recv()).expect("spawn")
+                };
+                let sched2 = sched.clone();
+                sched
+                    .spawn(move || {
+                        sched2.sleep(Duration::from_millis(2));
+                        channel.send("late");
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                assert_eq!(
+                    receiver.try_join(),
+                    Some(Ok(Some("late"))),
+                    "recv on an empty, open channel should wait for the value sent later"
+                );
+            },
         );
     }
 
     #[test]
     fn two_receivers_share_the_values_and_both_see_the_close() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let channel = Rc::new(Channel::new(&sched));
-        let receivers: Vec<_> = (0..2)
-            .map(|_| {
-                let channel = channel.clone();
+        bounded(
+            "two receivers share the values and both see the close: its fibers never all finished (a receiver waits for a wake-up that never comes, or never lets the others run)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel = Rc::new(Channel::new(&sched));
+                let receivers: Vec<_> = (0..2)
+                    .map(|_| {
+                        let channel = channel.clone();
+                        sched
+                            .spawn(move || std::iter::from_fn(|| channel.recv()).count())
+                            .expect("spawn")
+                    })
+                    .collect();
+                let sched2 = sched.clone();
                 sched
-                    .spawn(move || std::iter::from_fn(|| channel.recv()).count())
-                    .expect("spawn")
-            })
-            .collect();
-        let sched2 = sched.clone();
-        sched
-            .spawn(move || {
-                for n in 0..10 {
-                    channel.send(n);
-                    // Sometimes two values arrive in one turn: one woken
-                    // receiver may take both, and the other must wait again.
-                    if n % 3 == 0 {
-                        sched2.yield_now();
-                    }
-                }
-                channel.close();
-            })
-            .expect("spawn");
-        sched.run().expect("the scheduler finishes");
-        let counts: Vec<usize> = receivers
-            .into_iter()
-            .map(|r| r.try_join().expect("finished").expect("no panic"))
-            .collect();
-        assert_eq!(
-            counts.iter().sum::<usize>(),
-            10,
-            "the two receivers together should get each of the 10 values once: {counts:?}"
+                    .spawn(move || {
+                        for n in 0..10 {
+                            channel.send(n);
+                            // Sometimes two values arrive in one turn: one woken
+                            // receiver may take both, and the other must wait again.
+                            if n % 3 == 0 {
+                                sched2.yield_now();
+                            }
+                        }
+                        channel.close();
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                let counts: Vec<usize> = receivers
+                    .into_iter()
+                    .map(|r| r.try_join().expect("finished").expect("no panic"))
+                    .collect();
+                assert_eq!(
+                    counts.iter().sum::<usize>(),
+                    10,
+                    "the two receivers together should get each of the 10 values once: {counts:?}"
+                );
+            },
         );
     }
 
     #[test]
     fn recv_on_a_closed_empty_channel_does_not_wait() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let channel: Rc<Channel<u8>> = Rc::new(Channel::new(&sched));
-        channel.close();
-        let receiver = sched.spawn(move || channel.recv()).expect("spawn");
-        sched.run().expect("the scheduler finishes");
-        assert_eq!(
-            receiver.try_join(),
-            Some(Ok(None)),
-            "recv on a closed, empty channel should return None at once"
+        bounded(
+            "recv on a closed empty channel does not wait: its fibers never all finished (a receiver waits for a wake-up that never comes, or never lets the others run)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel: Rc<Channel<u8>> = Rc::new(Channel::new(&sched));
+                channel.close();
+                let receiver = sched.spawn(move || channel.recv()).expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                assert_eq!(
+                    receiver.try_join(),
+                    Some(Ok(None)),
+                    "recv on a closed, empty channel should return None at once"
+                );
+            },
         );
     }
 
     #[test]
     fn no_receiver_returns_none_while_the_channel_is_open() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let channel = Rc::new(Channel::new(&sched));
-        // Set just before the close: a `None` seen while it is false came
-        // too early.
-        let closing = Rc::new(Cell::new(false));
-        let receivers: Vec<_> = (0..2)
-            .map(|_| {
-                let (channel, closing) = (channel.clone(), closing.clone());
+        bounded(
+            "no receiver returns none while the channel is open: its fibers never all finished (a receiver waits for a wake-up that never comes, or never lets the others run)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel = Rc::new(Channel::new(&sched));
+                // Set just before the close: a `None` seen while it is false came
+                // too early.
+                let closing = Rc::new(Cell::new(false));
+                let receivers: Vec<_> = (0..2)
+                    .map(|_| {
+                        let (channel, closing) = (channel.clone(), closing.clone());
+                        sched
+                            .spawn(move || {
+                                let mut got = 0;
+                                while channel.recv().is_some() {
+                                    got += 1;
+                                }
+                                (got, closing.get())
+                            })
+                            .expect("spawn")
+                    })
+                    .collect();
+                let sched2 = sched.clone();
                 sched
                     .spawn(move || {
-                        let mut got = 0;
-                        while channel.recv().is_some() {
-                            got += 1;
+                        // Both receivers wait. Two values in one turn wake both;
+                        // the first to run takes both, and the second finds the
+                        // queue empty after its wake-up, with the channel open.
+                        for pair in [[1, 2], [3, 4], [5, 6]] {
+                            for value in pair {
+                                channel.send(value);
+                            }
+                            sched2.yield_now();
+                            sched2.yield_now();
                         }
-                        (got, closing.get())
+                        closing.set(true);
+                        channel.close();
                     })
-                    .expect("spawn")
-            })
-            .collect();
-        let sched2 = sched.clone();
-        sched
-            .spawn(move || {
-                // Both receivers wait. Two values in one turn wake both;
-                // the first to run takes both, and the second finds the
-                // queue empty after its wake-up, with the channel open.
-                for pair in [[1, 2], [3, 4], [5, 6]] {
-                    for value in pair {
-                        channel.send(value);
-                    }
-                    sched2.yield_now();
-                    sched2.yield_now();
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                let mut total = 0;
+                for receiver in receivers {
+                    let (got, after_close) =
+                        receiver.try_join().expect("finished").expect("no panic");
+                    assert!(
+                        after_close,
+                        "a receiver returned None while the channel was still open"
+                    );
+                    total += got;
                 }
-                closing.set(true);
-                channel.close();
-            })
-            .expect("spawn");
-        sched.run().expect("the scheduler finishes");
-        let mut total = 0;
-        for receiver in receivers {
-            let (got, after_close) = receiver.try_join().expect("finished").expect("no panic");
-            assert!(
-                after_close,
-                "a receiver returned None while the channel was still open"
-            );
-            total += got;
-        }
-        assert_eq!(
-            total, 6,
-            "the receivers should get the 6 values between them"
+                assert_eq!(
+                    total, 6,
+                    "the receivers should get the 6 values between them"
+                );
+            },
         );
     }
 
     #[test]
     fn values_sent_before_the_close_are_still_received() {
-        let sched = Scheduler::new().expect("a scheduler");
-        let channel = Rc::new(Channel::new(&sched));
-        for value in [1, 2, 3] {
-            channel.send(value);
-        }
-        channel.close();
-        let receiver = sched
-            .spawn(move || std::iter::from_fn(|| channel.recv()).collect::<Vec<_>>())
-            .expect("spawn");
-        sched.run().expect("the scheduler finishes");
+        bounded(
+            "values sent before the close are still received: its fibers never all finished (a receiver waits for a wake-up that never comes, or never lets the others run)",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel = Rc::new(Channel::new(&sched));
+                for value in [1, 2, 3] {
+                    channel.send(value);
+                }
+                channel.close();
+                let receiver = sched
+                    .spawn(move || std::iter::from_fn(|| channel.recv()).collect::<Vec<_>>())
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                assert_eq!(
+                    receiver.try_join(),
+                    Some(Ok(vec![1, 2, 3])),
+                    "values sent before the close should still be received, and only then None"
+                );
+            },
+        );
+    }
+
+    #[test]
+    fn a_waiting_receiver_sleeps_until_the_value_comes() {
+        let got = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the receiver never got the value sent 200 ms later (does recv let the sender's fiber run?)",
+            "a receiver waiting 200 ms for a send",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let channel = Rc::new(Channel::new(&sched));
+                let receiver = {
+                    let channel = channel.clone();
+                    sched.spawn(move || channel.recv()).expect("spawn")
+                };
+                let sched2 = sched.clone();
+                sched
+                    .spawn(move || {
+                        sched2.sleep(Duration::from_millis(200));
+                        channel.send(7);
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                receiver.try_join()
+            },
+        );
         assert_eq!(
-            receiver.try_join(),
-            Some(Ok(vec![1, 2, 3])),
-            "values sent before the close should still be received, and only then None"
+            got,
+            Some(Ok(Some(7))),
+            "the receiver should get the value sent 200 ms later"
         );
     }
 }

@@ -29,7 +29,7 @@
 //!     stream.read_exact(&mut back).map(|()| back)
 //! })?;
 //! sched.run()?;
-//! assert_eq!(reply.try_join().expect("the client finished")??, b"hello\n");
+//! assert_eq!(reply.try_join().expect("the client finished")??, b"hello\n", "the client's line, back");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -167,15 +167,15 @@ mod tests {
 
     /// Runs `test` (a scheduler and its fibers) on a thread of its own, so
     /// that an echo which never returns, or never yields, fails the test
-    /// after 10 s instead of hanging it.
+    /// after 2 s instead of hanging it.
     fn bounded<T: Send + 'static>(test: impl FnOnce() -> T + Send + 'static) -> T {
         let (done, finished) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let _ = done.send(test());
         });
         finished
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the echo and its clients should be done within 10 s")
+            .recv_timeout(Duration::from_secs(2))
+            .expect("the echo and its clients were not done within 2 s: an echo waits for news that never comes, or never lets its clients run")
     }
 
     #[test]
@@ -373,6 +373,135 @@ mod tests {
             log,
             ["quick", "slow"],
             "the quick client should be served while the slow one takes its time"
+        );
+    }
+
+    #[test]
+    fn an_echo_waiting_for_a_quiet_client_sleeps() {
+        let back = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the client never got its line back, sent after 200 ms of silence",
+            "an echo waiting 200 ms for its client's first line",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let listener = listener(&sched);
+                let addr = listener.local_addr().expect("an address");
+                let server = sched
+                    .spawn(move || echo(listener.accept()?))
+                    .expect("spawn");
+                let sched2 = sched.clone();
+                let client = sched
+                    .spawn(move || -> io::Result<Vec<u8>> {
+                        let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                        sched2.sleep(Duration::from_millis(200));
+                        round_trip(&mut stream, b"late\n")
+                    })
+                    .expect("spawn");
+                sched.run().expect("the scheduler finishes");
+                let echoed = server.try_join().and_then(Result::ok).and_then(Result::ok);
+                (
+                    client.try_join().and_then(Result::ok).and_then(Result::ok),
+                    echoed,
+                )
+            },
+        );
+        assert_eq!(
+            back,
+            (Some(b"late\n".to_vec()), Some(5)),
+            "the client should get its line back, and the echo count its 5 bytes"
+        );
+    }
+
+    #[test]
+    fn a_client_that_pauses_between_lines_is_served_to_the_end() {
+        let (backs, echoed) = bounded(|| {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let server = sched
+                .spawn(move || echo(listener.accept()?))
+                .expect("spawn");
+            let sched2 = sched.clone();
+            let client = sched
+                .spawn(move || -> io::Result<(Vec<u8>, Vec<u8>)> {
+                    let mut stream = FiberTcpStream::connect(&sched2, addr)?;
+                    let first = round_trip(&mut stream, b"first\n")?;
+                    // Nothing to read for a while: the client is not done.
+                    sched2.sleep(Duration::from_millis(100));
+                    let second = round_trip(&mut stream, b"second\n")?;
+                    Ok((first, second))
+                })
+                .expect("spawn");
+            sched.run().expect("the scheduler finishes");
+            (
+                client.try_join().and_then(Result::ok).and_then(Result::ok),
+                server.try_join().and_then(Result::ok).and_then(Result::ok),
+            )
+        });
+        assert_eq!(
+            backs,
+            Some((b"first\n".to_vec(), b"second\n".to_vec())),
+            "both lines should come back: a pause is not the end of the client (only a read of 0 is)"
+        );
+        assert_eq!(
+            echoed,
+            Some(13),
+            "the echo should count the 13 bytes of both lines"
+        );
+    }
+
+    #[test]
+    fn an_echo_stuck_on_a_full_socket_waits_for_room_not_for_bytes() {
+        let back = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the echo was never woken when the client made room by reading: does a blocked write wait for the socket to be writable?",
+            "an echo waiting 200 ms for room to write",
+            || {
+                let sched = Scheduler::new().expect("a scheduler");
+                let listener = listener(&sched);
+                let addr = listener.local_addr().expect("an address");
+                sched
+                    .spawn(move || {
+                        let conn = listener.accept()?;
+                        socket2::SockRef::from(conn.get_ref()).set_send_buffer_size(4096)?;
+                        echo(conn)
+                    })
+                    .expect("spawn");
+                // A client that sends everything, then neither sends nor
+                // reads for 200 ms: the echo's writes fill the buffers.
+                let client = std::thread::spawn(move || -> io::Result<usize> {
+                    let socket =
+                        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+                    socket.set_recv_buffer_size(4096)?;
+                    socket.connect(&addr.into())?;
+                    let mut client = std::net::TcpStream::from(socket);
+                    client.set_read_timeout(Some(Duration::from_secs(2)))?;
+                    client.write_all(&[b'x'; 32 * 1024])?;
+                    std::thread::sleep(Duration::from_millis(200));
+                    // Then it reads slowly, so that the echo's last writes,
+                    // after it has read everything, find the buffers full:
+                    // then nothing is left to read, and only room to write
+                    // can wake it.
+                    let mut back = 0;
+                    let mut piece = [0; 1024];
+                    while back < 32 * 1024 {
+                        client.read_exact(&mut piece)?;
+                        back += piece.iter().filter(|&&b| b == b'x').count();
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                    Ok(back)
+                });
+                sched.run().expect("the scheduler finishes");
+                client
+                    .join()
+                    .expect("the client finishes")
+                    .map_err(|e| e.kind())
+            },
+        );
+        assert_eq!(
+            back,
+            Ok(32 * 1024),
+            "all 32 KiB should come back once the client reads"
         );
     }
 }

@@ -18,6 +18,13 @@
 //! connection when there is one, that keeps the connection afterwards only
 //! if another request can safely follow on it.
 //!
+//! What you need: `request(&mut conn, item, Phases::One)` (the executor's
+//! request, a future), and the executor's `Handle::timeout(limit, future)`,
+//! which races a future against a timer: `Ok(output)` if the future was
+//! ready in time, `Err(Elapsed)` if the timer won, in which case the
+//! future has been dropped. The failure of a fetch past its limit is
+//! `Failure::new(ErrorKind::Timeout, ...)`.
+//!
 //! Two quick answers, well within their limit: the second request goes on
 //! the connection the first one kept:
 //!
@@ -34,9 +41,9 @@
 //! let mut keeper = Keeper::new(&executor.handle(), server.addr());
 //! for item in &work {
 //!     let outcome = executor.block_on(keeper.fetch(item, Duration::from_secs(1)))?;
-//!     assert_eq!(outcome, Ok(item.expected_result()));
+//!     assert_eq!(outcome, Ok(item.expected_result()), "each item's own answer");
 //! }
-//! assert_eq!(keeper.opened, 1);
+//! assert_eq!(keeper.opened, 1, "one connection carried both");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -124,8 +131,10 @@ mod tests {
     const LIMIT: Duration = Duration::from_millis(250);
 
     /// A peer that answers `GET`s in order on each connection: item 0
-    /// after `SLOW`, item 2 never (it closes the connection instead), the
-    /// others at once.
+    /// after `SLOW`, item 2 never (it closes the connection instead), item
+    /// 4 with a `500`, item 5 with a `NAK` (which answers a `HEAD`, never
+    /// a `GET`), item 6 with garbage, item 7 with a reset; the others at
+    /// once, with their `200`.
     fn peer() -> SocketAddr {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a listener");
         let addr = listener.local_addr().expect("an address");
@@ -148,10 +157,29 @@ mod tests {
                 return;
             };
             let id: u64 = id.parse().unwrap_or_default();
-            match id {
-                0 => std::thread::sleep(SLOW),
+            let odd = match id {
+                0 => {
+                    std::thread::sleep(SLOW);
+                    None
+                }
                 2 => return,
-                _ => {}
+                4 => Some("500 overloaded"),
+                5 => Some("NAK busy"),
+                6 => Some("#$%!"),
+                7 => {
+                    // A reset: SO_LINGER 0, then close.
+                    let _ =
+                        socket2::SockRef::from(reader.get_ref()).set_linger(Some(Duration::ZERO));
+                    return;
+                }
+                _ => None,
+            };
+            if let Some(reply) = odd {
+                if writeln!(reader.get_mut(), "{reply}").is_err() {
+                    return;
+                }
+                line.clear();
+                continue;
             }
             let hash = ResultHash::of(
                 ItemId(id),
@@ -170,7 +198,7 @@ mod tests {
         let addr = peer();
         let executor = Executor::new().expect("an executor");
         let handle = executor.handle();
-        let work = items(4, 1);
+        let work = items(8, 1);
         executor
             .block_on(async {
                 let mut keeper = Keeper::new(&handle, addr);
@@ -184,7 +212,7 @@ mod tests {
     }
 
     fn answer_of(id: usize) -> Outcome {
-        Ok(items(4, 1)[id].expected_result())
+        Ok(items(8, 1)[id].expected_result())
     }
 
     #[test]
@@ -242,5 +270,75 @@ mod tests {
             "the request after a close should get its answer, on a new connection"
         );
         assert_eq!(opened, 2, "a closed connection must be replaced");
+    }
+
+    #[test]
+    fn a_fetch_waiting_for_its_limit_sleeps() {
+        let addr = peer();
+        let outcome = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "a fetch limited to 250 ms never ended, though its answer takes 1 s",
+            "a fetch waiting 250 ms for its limit",
+            move || {
+                let executor = Executor::new().expect("an executor");
+                let mut keeper = Keeper::new(&executor.handle(), addr);
+                let work = items(1, 1);
+                executor
+                    .block_on(keeper.fetch(&work[0], LIMIT))
+                    .expect("the executor finishes")
+                    .map_err(|f| f.kind)
+            },
+        );
+        assert_eq!(
+            outcome,
+            Err(ErrorKind::Timeout),
+            "the fetch should fail as a timeout at its limit"
+        );
+    }
+
+    #[test]
+    fn every_answer_slow1_allows_decides_whether_the_connection_stays() {
+        // (item, the failure it must give, connections opened for it and
+        // the request after it: 1 if the connection may carry on, 2 if it
+        // must go).
+        let cases = [
+            (
+                4,
+                ErrorKind::Ko,
+                1,
+                "a 500 ends the conversation properly: the connection carries on",
+            ),
+            (
+                5,
+                ErrorKind::Protocol,
+                2,
+                "a NAK to a GET breaks the protocol: the connection must go",
+            ),
+            (
+                6,
+                ErrorKind::Protocol,
+                2,
+                "garbage breaks the protocol: the connection must go",
+            ),
+            (
+                7,
+                ErrorKind::Closed,
+                2,
+                "a reset connection is dead: a new one carries the next request",
+            ),
+        ];
+        for (id, kind, connections, why) in cases {
+            let (outcomes, opened) = fetch_in_order(&[id, 1]);
+            assert_eq!(
+                outcomes[0].as_ref().map_err(|f| f.kind),
+                Err(kind),
+                "item {id}: {why}"
+            );
+            assert_eq!(
+                (&outcomes[1], opened),
+                (&answer_of(1), connections),
+                "item {id}: {why}; the next request should get its own answer"
+            );
+        }
     }
 }

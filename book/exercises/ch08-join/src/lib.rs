@@ -27,7 +27,7 @@
 //!     "slept"
 //! };
 //! let both = executor.block_on(join(slept, async { 42 }))?;
-//! assert_eq!(both, ("slept", 42));
+//! assert_eq!(both, ("slept", 42), "both outputs, in argument order");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -176,6 +176,38 @@ mod tests {
             both.ok(),
             Some((1, "two")),
             "join should be ready with both outputs, in argument order, as soon as both are ready"
+        );
+    }
+
+    #[test]
+    fn a_join_waiting_for_two_timers_sleeps() {
+        let both = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "a join of a 200 ms and a 100 ms sleep never finished: was the task woken by the timers?",
+            "a join waiting 200 ms for two timers",
+            || {
+                let executor = Executor::new().expect("an executor");
+                let handle = executor.handle();
+                let polls = testbed::testing::Polls::new();
+                let both = executor.block_on(polls.count(join(
+                    async {
+                        handle.sleep(Duration::from_millis(200)).await;
+                        "slow"
+                    },
+                    async {
+                        handle.sleep(Duration::from_millis(100)).await;
+                        "quick"
+                    },
+                )));
+                // The first poll, and one per timer that fires.
+                polls.assert_at_most(6, "a join of two sleeps");
+                both.ok()
+            },
+        );
+        assert_eq!(
+            both,
+            Some(("slow", "quick")),
+            "both outputs, in argument order"
         );
     }
 }

@@ -26,10 +26,12 @@
 //!
 //! let listener = TcpListener::bind("127.0.0.1:0")?;
 //! let addr = listener.local_addr()?;
-//! assert_eq!(connect_within(addr, Duration::from_secs(5))?.peer_addr()?, addr);
+//! let stream = connect_within(addr, Duration::from_secs(5));
+//! let peer = stream.and_then(|s| s.peer_addr()).map_err(|e| e.kind());
+//! assert_eq!(peer, Ok(addr), "connected to the listener");
 //! drop(listener);
 //! let refused = connect_within(addr, Duration::from_secs(5)).map(|_| ());
-//! assert_eq!(refused.map_err(|e| e.kind()), Err(ErrorKind::ConnectionRefused));
+//! assert_eq!(refused.map_err(|e| e.kind()), Err(ErrorKind::ConnectionRefused), "a closed port refuses");
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
@@ -212,5 +214,23 @@ mod tests {
             "exchange returned before reading both completions: until the timeout's \
              has come, the kernel may still use the timespec its caller is about to drop"
         );
+    }
+
+    #[test]
+    fn a_connect_waiting_for_its_limit_sleeps() {
+        let dropper = SynDropper::new();
+        let addr = dropper.addr();
+        let result = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "a connect limited to 200 ms never ended: its timeout's completion never came",
+            "a connect waiting 200 ms for its limit",
+            move || connect_within(addr, Duration::from_millis(200)).map(|_| ()),
+        );
+        assert_eq!(
+            result.map_err(|e| e.kind()),
+            Err(io::ErrorKind::TimedOut),
+            "no answer within the limit is a timeout"
+        );
+        drop(dropper);
     }
 }

@@ -25,7 +25,7 @@
 //! let stream = TcpStream::connect(server.addr())?;
 //! let deadline = Instant::now() + Duration::from_secs(1);
 //! let outcome = ch01_deadline::request_by(stream, item, Phases::Two, deadline);
-//! assert_eq!(outcome, Ok(item.expected_result()));
+//! assert_eq!(outcome, Ok(item.expected_result()), "the item's answer, well within its deadline");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]

@@ -23,7 +23,7 @@
 //! let mut conn = Conn::new(TcpStream::connect(server.addr())?);
 //! let outcomes = ch01_pipeline::pipelined(&mut conn, &list);
 //! let expected: Vec<_> = list.iter().map(|item| Ok(item.expected_result())).collect();
-//! assert_eq!(outcomes, expected);
+//! assert_eq!(outcomes, expected, "every item's outcome, in item order");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]

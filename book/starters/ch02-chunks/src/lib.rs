@@ -25,11 +25,11 @@
 //! use ch02_chunks::{chunks, makespan};
 //! use testbed::latency::LatencyModel;
 //!
-//! assert_eq!(chunks((0..7).collect(), 3), [vec![0, 1, 2], vec![3, 4], vec![5, 6]]);
+//! assert_eq!(chunks((0..7).collect(), 3), [vec![0, 1, 2], vec![3, 4], vec![5, 6]], "the first 7 % 3 chunks get one more");
 //! let list = testbed::workload::items(7, 1);
 //! let parts = chunks(list.iter().collect(), 3);
 //! let model = LatencyModel::Fixed(Duration::from_millis(10));
-//! assert_eq!(makespan(&parts, &model, 1), Duration::from_millis(30));
+//! assert_eq!(makespan(&parts, &model, 1), Duration::from_millis(30), "the busiest chunk's work: 3 items of 10 ms");
 //! ```
 #![allow(unused)]
 
@@ -230,5 +230,67 @@ mod tests {
             dealt > 1.0 && cut > 1.0,
             "random costs are never perfectly even"
         );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use testbed::testing::proptest_config;
+
+        /// The model: chunk `k` of `n` holds `len / n` items, one more for
+        /// the first `len % n` chunks, taken from the list in order.
+        fn model(len: usize, n: usize) -> Vec<Vec<usize>> {
+            let mut next = 0;
+            (0..n)
+                .map(|k| {
+                    let size = len / n + usize::from(k < len % n);
+                    next += size;
+                    (next - size..next).collect()
+                })
+                .collect()
+        }
+
+        proptest! {
+            #![proptest_config(proptest_config(64))]
+
+            #[test]
+            fn chunks_match_the_model(len in 0usize..60, n in 1usize..12) {
+                let list: Vec<usize> = (0..len).collect();
+                prop_assert_eq!(
+                    chunks(list, n),
+                    model(len, n),
+                    "{} items in {} chunks: the first {} chunks get {} items, the others {}",
+                    len, n, len % n, len / n + 1, len / n
+                );
+            }
+
+            #[test]
+            fn makespan_matches_the_model(
+                seed in any::<u64>(),
+                cuts in proptest::collection::vec(0usize..12, 0..6),
+                len in 0usize..30,
+            ) {
+                let list = items(len, seed);
+                // Any partitions will do, even uneven or empty ones.
+                let mut parts: Vec<Vec<&Item>> = vec![Vec::new(); cuts.len().max(1)];
+                for (i, item) in list.iter().enumerate() {
+                    let k = cuts.get(i % cuts.len().max(1)).copied().unwrap_or(0) % parts.len();
+                    parts[k].push(item);
+                }
+                let model = bimodal();
+                let busiest = parts
+                    .iter()
+                    .map(|part| part.iter().map(|i| model.sample(seed, i.id, Phase::Get)).sum::<Duration>())
+                    .max()
+                    .unwrap_or_default();
+                prop_assert_eq!(
+                    makespan(&parts, &model, seed),
+                    busiest,
+                    "seed {}: the makespan is the largest sum of service times (for this seed) over partitions of sizes {:?}",
+                    seed,
+                    parts.iter().map(Vec::len).collect::<Vec<_>>()
+                );
+            }
+        }
     }
 }

@@ -28,7 +28,7 @@
 //! let mut seen = Vec::new();
 //! event_loop.run(|happened| seen.push(happened))?;
 //! let line = Happened::Line(Token::new(7), "hello".into());
-//! assert_eq!(seen, [line, Happened::Closed(Token::new(7)), Happened::Timer("late")]);
+//! assert_eq!(seen, [line, Happened::Closed(Token::new(7)), Happened::Timer("late")], "the line, the close, then the timer");
 //! # Ok::<(), std::io::Error>(())
 //! ```
 #![allow(unused)]
@@ -154,31 +154,47 @@ mod tests {
     use std::sync::mpsc;
     use std::time::Duration;
 
+    use testbed::testing::WaitCost;
+
     const MS: Duration = Duration::from_millis(1);
 
     /// Runs the loop on a thread so a hung loop fails the test instead of
     /// hanging it; returns what happened, with when.
     fn run_bounded(event_loop: EventLoop) -> Vec<(Happened, Instant)> {
-        run_bounded_with(event_loop, |_| {})
+        run_bounded_with(event_loop, |_| {}).0
     }
 
-    /// The same, calling `also` on each happening as it is handled.
+    /// The same, calling `also` on each happening as it is handled; also
+    /// returns what the run cost its thread.
     fn run_bounded_with(
         mut event_loop: EventLoop,
         mut also: impl FnMut(&Happened) + Send + 'static,
-    ) -> Vec<(Happened, Instant)> {
+    ) -> (Vec<(Happened, Instant)>, WaitCost) {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut log = Vec::new();
-            let result = event_loop.run(|h| {
-                also(&h);
-                log.push((h, Instant::now()));
+            let (result, cost) = WaitCost::of(|| {
+                event_loop.run(|h| {
+                    also(&h);
+                    log.push((h, Instant::now()));
+                })
             });
-            let _ = tx.send(result.map(|()| log));
+            let _ = tx.send(result.map(|()| (log, cost)));
         });
-        rx.recv_timeout(Duration::from_secs(10))
-            .expect("the loop should return once no socket and no timer is left, within 10 s")
+        rx.recv_timeout(Duration::from_secs(2))
+            .expect(
+                "the loop never returned within 2 s, though its timers were due and its \
+                 peers had closed: it should end once no socket and no timer is left",
+            )
             .expect("the loop should not fail")
+    }
+
+    /// A peer that sends `line` and hangs up, watched as `token`.
+    fn peer_says(event_loop: &mut EventLoop, token: Token, line: &str) -> io::Result<()> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let client = TcpStream::connect(listener.local_addr()?)?;
+        listener.accept()?.0.write_all(line.as_bytes())?;
+        event_loop.watch(token, client)
     }
 
     #[test]
@@ -270,6 +286,7 @@ mod tests {
                     let _ = spoken.send(());
                 }
             })
+            .0
             .into_iter()
             .map(|(h, _)| h)
             .collect();
@@ -288,21 +305,101 @@ mod tests {
 
     #[test]
     fn an_early_timer_is_not_kept_waiting_by_a_later_one() -> io::Result<()> {
-        let mut event_loop = EventLoop::new(Backend::Epoll)?;
-        let start = Instant::now();
-        // Added first, due last: the wait must be for the earliest timer,
-        // not the first added.
-        event_loop.at(start + 600 * MS, "late");
-        event_loop.at(start + MS, "soon");
-        let log = run_bounded(event_loop);
-        let soon = log
-            .iter()
-            .find(|(h, _)| h == &Happened::Timer("soon"))
-            .map(|&(_, at)| at - start);
-        assert!(
-            soon.is_some_and(|after| after < 300 * MS),
-            "a timer due after 1 ms should fire long before the one due after 600 ms, not after {soon:?}"
-        );
+        // Added first or added last, due last: the wait must be for the
+        // earliest timer, whichever was added when.
+        for late_first in [true, false] {
+            let mut event_loop = EventLoop::new(Backend::Epoll)?;
+            let start = Instant::now();
+            if late_first {
+                event_loop.at(start + 600 * MS, "late");
+            }
+            event_loop.at(start + MS, "soon");
+            if !late_first {
+                event_loop.at(start + 600 * MS, "late");
+            }
+            let log = run_bounded(event_loop);
+            let soon = log
+                .iter()
+                .find(|(h, _)| h == &Happened::Timer("soon"))
+                .map(|&(_, at)| at - start);
+            let order = if late_first {
+                "added after"
+            } else {
+                "added before"
+            };
+            assert!(
+                soon.is_some_and(|after| after < 300 * MS),
+                "a timer due after 1 ms, {order} one due after 600 ms, should fire long before it, not after {soon:?}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_loop_waiting_for_a_timer_sleeps() -> io::Result<()> {
+        for backend in Backend::ALL {
+            let mut event_loop = EventLoop::new(backend)?;
+            event_loop.at(Instant::now() + 200 * MS, "in 200 ms");
+            let (log, cost) = run_bounded_with(event_loop, |_| {});
+            assert_eq!(log.len(), 1, "{backend}: the one timer should fire");
+            assert!(
+                cost.is_quiet(),
+                "{backend}: {}",
+                cost.describe("a loop with one timer 200 ms away")
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn two_sockets_ready_in_the_same_wait_are_both_read() -> io::Result<()> {
+        for backend in Backend::ALL {
+            let mut event_loop = EventLoop::new(backend)?;
+            // Both peers have written and hung up before the loop's first
+            // wait, so that one wait reports both sockets.
+            peer_says(&mut event_loop, Token::new(1), "one\n")?;
+            peer_says(&mut event_loop, Token::new(2), "two\n")?;
+            let mut log: Vec<_> = run_bounded(event_loop)
+                .into_iter()
+                .map(|(h, _)| h)
+                .collect();
+            log.sort_by_key(|h| format!("{h:?}"));
+            assert_eq!(
+                log,
+                [
+                    Happened::Closed(Token::new(1)),
+                    Happened::Closed(Token::new(2)),
+                    Happened::Line(Token::new(1), "one".into()),
+                    Happened::Line(Token::new(2), "two".into()),
+                ],
+                "{backend}: every socket a wait reports should be read, not only the first"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_line_and_a_due_timer_in_one_turn_are_both_handled() -> io::Result<()> {
+        for backend in Backend::ALL {
+            let mut event_loop = EventLoop::new(backend)?;
+            // The timer is already due and the line already waits when the
+            // loop starts: one turn finds both.
+            event_loop.at(Instant::now(), "due");
+            peer_says(&mut event_loop, Token::new(1), "here\n")?;
+            let log: Vec<_> = run_bounded(event_loop)
+                .into_iter()
+                .map(|(h, _)| h)
+                .collect();
+            assert_eq!(
+                log,
+                [
+                    Happened::Line(Token::new(1), "here".into()),
+                    Happened::Closed(Token::new(1)),
+                    Happened::Timer("due"),
+                ],
+                "{backend}: a turn reads the sockets that have events, then fires the timers that are due"
+            );
+        }
         Ok(())
     }
 }

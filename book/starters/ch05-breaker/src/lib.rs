@@ -32,15 +32,15 @@
 //! let mut breaker = Breaker::new(2, backoff, 1);
 //! let now = Instant::now();
 //! for _ in 0..2 {
-//!     assert!(breaker.allow(now));
+//!     assert!(breaker.allow(now), "closed: connects go ahead");
 //!     breaker.refused(now);
 //! }
-//! assert!(breaker.fail_fast(now) && !breaker.allow(now));
+//! assert!(breaker.fail_fast(now) && !breaker.allow(now), "open after two refusals: checkouts fail at once, no connect");
 //! let later = now + Duration::from_secs(1);
 //! assert!(breaker.allow(later), "the probe");
 //! assert!(!breaker.allow(later), "nothing else while the probe is out");
 //! breaker.succeeded();
-//! assert_eq!(breaker.state(), State::Closed { refusals: 0 });
+//! assert_eq!(breaker.state(), State::Closed { refusals: 0 }, "the probe's success closes it");
 //! ```
 #![allow(unused)]
 
@@ -306,5 +306,113 @@ mod tests {
             fast >= 9_500,
             "most checkouts should fail at once while open; only {fast} of 10,000 did"
         );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use testbed::testing::proptest_config;
+
+        /// What happens next to the breaker, after the fake clock moved.
+        #[derive(Debug, Clone, Copy)]
+        enum Step {
+            /// A checkout asks whether a connect may start.
+            Allow,
+            /// A connect was refused.
+            Refused,
+            /// A connect succeeded.
+            Succeeded,
+        }
+
+        /// The model: the three states of the chapter, written out.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        enum Model {
+            Closed(u32),
+            Open(Instant),
+            HalfOpen,
+        }
+
+        fn step() -> impl Strategy<Value = (Step, u64)> {
+            (
+                prop_oneof![
+                    3 => Just(Step::Allow),
+                    3 => Just(Step::Refused),
+                    1 => Just(Step::Succeeded),
+                ],
+                0u64..400,
+            )
+        }
+
+        proptest! {
+            #![proptest_config(proptest_config(64))]
+
+            #[test]
+            fn the_breaker_follows_its_state_machine(
+                threshold in 1u32..5,
+                seed in any::<u64>(),
+                steps in proptest::collection::vec(step(), 1..60),
+            ) {
+                let backoff = Backoff {
+                    base: Duration::from_millis(100),
+                    cap: Duration::from_secs(1),
+                };
+                let mut breaker = Breaker::new(threshold, backoff, seed);
+                let (mut model, mut trips) = (Model::Closed(0), 0u32);
+                let mut now = Instant::now();
+                let mut done = Vec::new();
+                for (step, ms) in steps {
+                    now += Duration::from_millis(ms);
+                    done.push(format!("+{ms} ms {step:?}"));
+                    match step {
+                        Step::Allow => {
+                            let allowed = match model {
+                                Model::Closed(_) => true,
+                                Model::Open(until) if now >= until => {
+                                    model = Model::HalfOpen;
+                                    true
+                                }
+                                Model::Open(_) | Model::HalfOpen => false,
+                            };
+                            prop_assert_eq!(
+                                breaker.allow(now),
+                                allowed,
+                                "threshold {}, after {:?}: allow should say {}",
+                                threshold, done, allowed
+                            );
+                        }
+                        Step::Refused => {
+                            let opens = match model {
+                                Model::Closed(n) if n + 1 < threshold => {
+                                    model = Model::Closed(n + 1);
+                                    false
+                                }
+                                Model::Closed(_) | Model::HalfOpen => true,
+                                Model::Open(_) => false,
+                            };
+                            if opens {
+                                trips += 1;
+                                model = Model::Open(now + backoff.delay(trips, seed));
+                            }
+                            breaker.refused(now);
+                        }
+                        Step::Succeeded => {
+                            (model, trips) = (Model::Closed(0), 0);
+                            breaker.succeeded();
+                        }
+                    }
+                    let expected = match model {
+                        Model::Closed(refusals) => State::Closed { refusals },
+                        Model::Open(until) => State::Open { until },
+                        Model::HalfOpen => State::HalfOpen,
+                    };
+                    prop_assert_eq!(
+                        breaker.state(),
+                        expected,
+                        "threshold {}, after {:?}: the breaker should be {:?} (trip {} opens for backoff.delay({}, seed))",
+                        threshold, done, expected, trips, trips
+                    );
+                }
+            }
+        }
     }
 }

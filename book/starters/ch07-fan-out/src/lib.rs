@@ -27,8 +27,8 @@
 //! let all = sched.spawn(move || fetch_all(&sched2, addr, work, 2))?;
 //! sched.run()?;
 //! let outcomes = all.try_join().expect("fetch_all finished")?;
-//! assert!(outcomes.iter().all(Result::is_ok));
-//! assert_eq!((outcomes.len(), peak_in_flight()), (6, 2));
+//! assert!(outcomes.iter().all(Result::is_ok), "every fetch succeeded");
+//! assert_eq!((outcomes.len(), peak_in_flight()), (6, 2), "six outcomes, never more than two fetches at once");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]
@@ -203,6 +203,31 @@ mod tests {
             peak_in_flight(),
             4,
             "at most the limit of 4 fetches should run at once, and with 40 waiting, exactly 4"
+        );
+    }
+
+    #[test]
+    fn a_fiber_waiting_for_a_permit_sleeps() {
+        // Each reply takes 200 ms and only one fetch may run: the second
+        // fiber waits 200 ms for the permit.
+        let slow = SlowServer::spawn(ServerConfig {
+            latency: LatencyModel::Fixed(Duration::from_millis(200)),
+            ..ServerConfig::default()
+        })
+        .expect("the embedded server starts");
+        let addr = slow.addr();
+        let outcomes = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "the second fetch never got the permit the first one gave back after 200 ms",
+            "a fiber waiting 200 ms for a permit",
+            move || {
+                let outcomes = fetch_all_in_a_fiber(addr, items(2, 3), 1);
+                outcomes.iter().filter(|o| o.is_ok()).count()
+            },
+        );
+        assert_eq!(
+            outcomes, 2,
+            "both fetches should succeed, one after the other"
         );
     }
 }

@@ -22,7 +22,7 @@
 //! let executor = Executor::new()?;
 //! let sleep = executor.handle().sleep(Duration::from_secs(5));
 //! let winner = executor.block_on(race(sleep, async { "at once" }))?;
-//! assert_eq!(winner, Either::Right("at once"));
+//! assert_eq!(winner, Either::Right("at once"), "the future ready at once wins");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]
@@ -181,5 +181,44 @@ mod tests {
             Ok(Ok(work[0].expected_result())),
             "item 0's reply, read as item 1's"
         );
+    }
+
+    #[test]
+    fn a_race_waiting_for_a_timer_sleeps() {
+        let winner = testbed::testing::assert_quiet_within(
+            Duration::from_secs(2),
+            "a race of a 200 ms and a 1 s sleep never finished: was the task woken by the timer?",
+            "a race waiting 200 ms for a timer",
+            || {
+                let executor = Executor::new().expect("an executor");
+                let handle = executor.handle();
+                let polls = testbed::testing::Polls::new();
+                let winner = executor.block_on(polls.count(race(
+                    handle.sleep(Duration::from_millis(200)),
+                    handle.sleep(Duration::from_secs(1)),
+                )));
+                // The first poll, and one when the quicker timer fires.
+                polls.assert_at_most(5, "a race of two sleeps");
+                winner.ok()
+            },
+        );
+        assert_eq!(
+            winner,
+            Some(Either::Left(())),
+            "the 200 ms sleep should win against the 1 s one"
+        );
+    }
+
+    #[test]
+    fn every_tie_goes_to_the_left_race_after_race() {
+        let executor = Executor::new().expect("an executor");
+        for round in 0..10 {
+            let winner = executor.block_on(race(async { "a" }, async { "b" }));
+            assert_eq!(
+                winner.ok(),
+                Some(Either::Left("a")),
+                "race {round} of 10: a tie should go to `a`, every time"
+            );
+        }
     }
 }

@@ -19,13 +19,13 @@
 //!
 //! let mut table = Table::new();
 //! let first = table.insert("a");
-//! assert_eq!(table.remove(first), Some("a"));
+//! assert_eq!(table.remove(first), Some("a"), "the value its id names");
 //! let second = table.insert("b");
 //! assert_eq!((second.index, table.places()), (first.index, 1), "the same place");
 //! assert_eq!(table.get(first), None, "a stale id names nothing");
 //! assert_eq!(table.remove(first), None, "and takes nothing");
-//! assert_eq!(table.get(second), Some(&"b"));
-//! assert_eq!(Id::from_user_data(second.to_user_data()), second);
+//! assert_eq!(table.get(second), Some(&"b"), "the new id names the new value");
+//! assert_eq!(Id::from_user_data(second.to_user_data()), second, "an id survives the trip through user_data");
 //! ```
 #![allow(unused)]
 
@@ -75,6 +75,19 @@ impl<T> Table<T> {
     /// An empty table.
     pub fn new() -> Table<T> {
         Table::default()
+    }
+
+    /// A table of `places` free places, each at `generation`: what a
+    /// long-running table looks like after `generation` values went
+    /// through each place. For tests of generations near `u32::MAX`,
+    /// which inserting and removing four billion times would take too
+    /// long to reach.
+    #[cfg(test)]
+    fn worn(places: u32, generation: u32) -> Table<T> {
+        Table {
+            places: (0..places).map(|_| (generation, None)).collect(),
+            free: (0..places).rev().collect(),
+        }
     }
 
     /// How many places the table has made (held or free).
@@ -187,5 +200,126 @@ mod tests {
             second,
             "an id comes back from user_data as it went in"
         );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+        use testbed::testing::proptest_config;
+
+        /// What the table is asked to do next.
+        #[derive(Debug, Clone, Copy)]
+        enum Step {
+            /// Insert the next value.
+            Insert,
+            /// Remove by the n-th id ever handed out (live or stale).
+            Remove(usize),
+            /// Look up the n-th id ever handed out.
+            Get(usize),
+            /// Look up and remove an id the table never made.
+            Unknown(u32, u32),
+        }
+
+        fn step() -> impl Strategy<Value = Step> {
+            prop_oneof![
+                4 => Just(Step::Insert),
+                3 => any::<usize>().prop_map(Step::Remove),
+                2 => any::<usize>().prop_map(Step::Get),
+                1 => (any::<u32>(), any::<u32>()).prop_map(|(i, g)| Step::Unknown(i, g)),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(proptest_config(64))]
+
+            #[test]
+            fn the_table_matches_a_list_of_live_ids(
+                worn in 0u32..4,
+                // Near the top, so that generations wrap within the run.
+                generation in prop_oneof![Just(0u32), (u32::MAX - 3)..=u32::MAX],
+                steps in proptest::collection::vec(step(), 1..80),
+            ) {
+                let mut table = Table::worn(worn, generation);
+                // The model: every id handed out, and which are live with
+                // which value.
+                let mut issued: Vec<Id> = Vec::new();
+                let mut live: Vec<(Id, usize)> = Vec::new();
+                let mut most_live = 0;
+                let mut done = Vec::new();
+                for (n, step) in steps.into_iter().enumerate() {
+                    done.push(step);
+                    match step {
+                        Step::Insert => {
+                            let id = table.insert(n);
+                            prop_assert!(
+                                !live.iter().any(|&(other, _)| other == id),
+                                "after {:?} (from {} worn places at generation {}): insert handed out {:?}, the id of a value still in the table",
+                                done, worn, generation, id
+                            );
+                            prop_assert!(
+                                !issued.contains(&id),
+                                "after {:?} (from {} worn places at generation {}): insert handed out {:?} again, so an old id names the new value",
+                                done, worn, generation, id
+                            );
+                            issued.push(id);
+                            live.push((id, n));
+                            most_live = most_live.max(live.len());
+                        }
+                        Step::Remove(k) if !issued.is_empty() => {
+                            let id = issued[k % issued.len()];
+                            let expected = live.iter().position(|&(l, _)| l == id).map(|at| live.remove(at).1);
+                            prop_assert_eq!(
+                                table.remove(id),
+                                expected,
+                                "after {:?} (from {} worn places at generation {}): remove({:?}) should give {:?} (None for a stale id)",
+                                done, worn, generation, id, expected
+                            );
+                        }
+                        Step::Get(k) if !issued.is_empty() => {
+                            let id = issued[k % issued.len()];
+                            let expected = live.iter().find(|&&(l, _)| l == id).map(|(_, v)| v);
+                            prop_assert_eq!(
+                                table.get(id),
+                                expected,
+                                "after {:?} (from {} worn places at generation {}): get({:?}) should give {:?} (None for a stale id)",
+                                done, worn, generation, id, expected
+                            );
+                        }
+                        Step::Remove(_) | Step::Get(_) => {}
+                        Step::Unknown(index, generation) => {
+                            let id = Id { index, generation };
+                            if !issued.contains(&id) {
+                                prop_assert_eq!(
+                                    table.remove(id),
+                                    None,
+                                    "after {:?}: remove({:?}), an id the table never made, should take nothing",
+                                    done, id
+                                );
+                                prop_assert_eq!(
+                                    table.get(id),
+                                    None,
+                                    "after {:?}: get({:?}), an id the table never made, should name nothing",
+                                    done, id
+                                );
+                            }
+                        }
+                    }
+                    for &(id, value) in &live {
+                        prop_assert_eq!(
+                            table.get(id),
+                            Some(&value),
+                            "after {:?}: the live id {:?} should still name its value {}",
+                            done, id, value
+                        );
+                    }
+                    prop_assert_eq!(
+                        table.places(),
+                        (worn as usize).max(most_live),
+                        "after {:?}: a new place only when none is free ({} worn, at most {} values at once)",
+                        done, worn, most_live
+                    );
+                }
+            }
+        }
     }
 }

@@ -11,6 +11,16 @@
 //!
 //! Write [`take_back`]. Other operations may complete while you wait for
 //! the read: keep their completions for their owners, in `others`.
+//! Others may also still be in the kernel when the read's completion
+//! comes: they are none of `take_back`'s business.
+//!
+//! What you need from `uring::ring`: `Ring::cancel` queues a cancel
+//! request for an operation, `Ring::submit_and_wait` hands the kernel what
+//! is queued and sleeps until something completes, and `Ring::reap`
+//! collects the completions that came. A `Completion` carries its `id`,
+//! its `op` (`Op::Recv(buf)` is a read's buffer, back in your hands) and
+//! its `result`; `Completion::cancelled()` tells whether that result is
+//! `ECANCELED`, the error of an operation a cancel stopped.
 //!
 //! A read on a connection whose peer says nothing, taken back: the same
 //! buffer, untouched, and no bytes:
@@ -27,7 +37,7 @@
 //! let read = ring.recv(0, &SharedFd::new(client), vec![7; 64], None)?;
 //! ring.submit()?;
 //! let back = take_back(&mut ring, read, &mut Vec::new())?;
-//! assert_eq!((back.buf, back.read), (vec![7; 64], None));
+//! assert_eq!((back.buf, back.read), (vec![7; 64], None), "the same buffer, untouched, and no bytes");
 //! # Ok::<(), std::io::Error>(())
 //! ```
 #![allow(unused)]
@@ -79,17 +89,24 @@ mod tests {
         Ok((client, peer))
     }
 
-    /// Runs `test` on a thread, failing it if it has not finished in 10 s
+    /// Runs `test` on a thread, failing it if it has not finished in 2 s
     /// (a `take_back` that waits for the wrong completion waits forever).
     fn bounded(test: impl FnOnce() -> io::Result<()> + Send + 'static) {
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
+        let worker = std::thread::spawn(move || {
             let _ = tx.send(test());
         });
-        match rx.recv_timeout(Duration::from_secs(10)) {
+        match rx.recv_timeout(Duration::from_secs(2)) {
             Ok(result) => result.expect("the test's I/O"),
-            Err(mpsc::RecvTimeoutError::Timeout) => panic!("take_back never returned"),
-            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the test panicked"),
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+                "take_back never returned within 2 s: the read's own completion, which it \
+                 waits for, came long ago (does it wait for something else?)"
+            ),
+            // Show the test's own panic, with its message.
+            Err(mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+                Err(payload) => std::panic::resume_unwind(payload),
+                Ok(()) => unreachable!("a test that returns has sent its result"),
+            },
         }
     }
 
@@ -186,6 +203,125 @@ mod tests {
                 Some(&6),
                 "lane 1's read is kept with its six bytes"
             );
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn another_lanes_read_still_in_the_kernel_is_left_there() {
+        bounded(|| {
+            let (client, _peer) = pair()?;
+            let (other, _other_peer) = pair()?;
+            let mut ring = Ring::new(8)?;
+            // Lane 1's peer says nothing: its read stays in the kernel
+            // for as long as the test lasts.
+            ring.recv(1, &SharedFd::new(other), vec![1; 64], None)?;
+            let mine = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
+            ring.submit()?;
+            let mut others = Vec::new();
+            let back = take_back(&mut ring, mine, &mut others)?;
+            assert_eq!(
+                (back.buf, back.read),
+                (vec![0; 64], None),
+                "lane 0's buffer comes back untouched"
+            );
+            assert!(
+                others.is_empty(),
+                "lane 1's read has not completed: there is nothing to keep for it"
+            );
+            assert_eq!(
+                ring.in_flight(),
+                1,
+                "lane 1's read is still in the kernel, not cancelled with lane 0's"
+            );
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn two_other_completions_keep_their_order() {
+        bounded(|| {
+            let (client, _peer) = pair()?;
+            let mut ring = Ring::new(8)?;
+            let mut theirs = Vec::new();
+            let mut peers = Vec::new();
+            for lane in 1..=2 {
+                let (other, mut other_peer) = pair()?;
+                other_peer.write_all(b"200 x\n")?;
+                other.peek(&mut [0; 6])?;
+                theirs.push(ring.recv(lane, &SharedFd::new(other), vec![0; 64], None)?);
+                peers.push(other_peer);
+            }
+            let mine = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
+            let mut others = Vec::new();
+            let back = take_back(&mut ring, mine, &mut others)?;
+            assert_eq!(back.read, None, "lane 0's peer said nothing");
+            let kept: Vec<_> = others.iter().map(|c| (c.id, c.owner)).collect();
+            assert_eq!(
+                kept,
+                [(theirs[0], 1), (theirs[1], 2)],
+                "both other completions are kept, in the order they came"
+            );
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn a_completion_after_the_reads_in_the_same_batch_is_kept() {
+        bounded(|| {
+            let (client, mut peer) = pair()?;
+            let (other, mut other_peer) = pair()?;
+            for (stream, end) in [(&client, &mut peer), (&other, &mut other_peer)] {
+                end.write_all(b"OK\n")?;
+                stream.peek(&mut [0; 3])?;
+            }
+            let mut ring = Ring::new(8)?;
+            // Queued in this order and submitted together with the
+            // cancel: lane 0's read completes first, lane 1's right after
+            // it, in the same batch.
+            let mine = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
+            let theirs = ring.recv(1, &SharedFd::new(other), vec![0; 64], None)?;
+            let mut others = Vec::new();
+            let back = take_back(&mut ring, mine, &mut others)?;
+            assert_eq!(back.read, Some(3), "lane 0's read finished with its bytes");
+            let kept: Vec<_> = others.iter().map(|c| c.id).collect();
+            assert_eq!(
+                kept,
+                [theirs],
+                "lane 1's completion, which came in the same batch after lane 0's, is kept"
+            );
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn a_reads_completion_that_comes_a_turn_later_is_waited_for() {
+        bounded(|| {
+            let (client, _peer) = pair()?;
+            // Room for 8 completions, and 8 other reads that complete at
+            // once and wait, unreaped: the cancelled read's completion
+            // finds the queue full, the kernel keeps it, and it comes only
+            // with the next wait, a turn later.
+            let mut ring = uring::ring::RingOptions::new(8).completions(8).build()?;
+            let mine = ring.recv(0, &SharedFd::new(client), vec![0; 64], None)?;
+            ring.submit()?;
+            let mut peers = Vec::new();
+            for lane in 1..=8 {
+                let (other, mut other_peer) = pair()?;
+                other_peer.write_all(b"OK\n")?;
+                other.peek(&mut [0; 3])?;
+                ring.recv(lane, &SharedFd::new(other), vec![0; 64], None)?;
+                peers.push(other_peer);
+            }
+            ring.submit()?;
+            let mut others = Vec::new();
+            let back = take_back(&mut ring, mine, &mut others)?;
+            assert_eq!(
+                (back.buf, back.read),
+                (vec![0; 64], None),
+                "the read's own completion, however many turns it takes, brings its buffer back"
+            );
+            assert_eq!(others.len(), 8, "the 8 other reads' completions are kept");
             Ok(())
         });
     }

@@ -25,7 +25,7 @@
 //! let race = Workload { items: 4_000, conns: 50, phases: 2, service };
 //! let machine = Machine { cores: 2.0, cpu_per_item: Duration::from_micros(60) };
 //! let (items_per_second, bound) = ceiling(&race, &machine);
-//! assert_eq!((items_per_second.round(), bound), (12_500.0, Bound::Latency));
+//! assert_eq!((items_per_second.round(), bound), (12_500.0, Bound::Latency), "12,500 items/s, bounded by latency");
 //! ```
 #![allow(unused)]
 
@@ -133,6 +133,23 @@ mod tests {
             close(latency_bound(&sync), 250.0),
             "one in flight, 4 ms per item: 250 items/s"
         );
+    }
+
+    #[test]
+    fn service_times_below_a_millisecond_count_to_the_microsecond() {
+        for (service, expected) in [(1_500, 20_000.0 / 3.0), (250, 40_000.0)] {
+            let w = Workload {
+                items: 100,
+                conns: 10,
+                phases: 1,
+                service: Duration::from_micros(service),
+            };
+            assert!(
+                close(latency_bound(&w), expected),
+                "10 in flight, {service} µs per item: {expected:.1} items/s, not {} (a service time is no whole number of milliseconds)",
+                latency_bound(&w)
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,7 @@
+//! (written blind) Picks the least loaded partition (min) instead of the busiest, so the makespan is underestimated and imbalance is below 1.
+// region: 2
+partitions
+    .iter()
+    .map(|part| part.iter().map(|item| service_time(item, model, seed)).sum::<Duration>())
+    .min()
+    .unwrap_or(Duration::ZERO)

@@ -1,0 +1,8 @@
+//! (written blind) Takes the slowest single item rather than the largest sum over a partition, so a partition of many medium items is not seen as the bottleneck.
+// region: 2
+partitions
+    .iter()
+    .flatten()
+    .map(|item| service_time(item, model, seed))
+    .max()
+    .unwrap_or(Duration::ZERO)

@@ -1,0 +1,3 @@
+//! (written blind) Returns the lowest-numbered working wrapper without looking at when its reply is due, which is round-robin again and stalls behind a slow reply.
+// region: 1
+(0..fleet.count()).map(WrapperId).find(|&w| fleet.is_working(w))

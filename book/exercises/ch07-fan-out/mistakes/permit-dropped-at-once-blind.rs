@@ -1,0 +1,13 @@
+//! (written blind) Binds the permit to `_`, which drops it on the spot, so nothing is held during the fetch and every item fetches at once (peak = number of items, not limit).
+items
+    .into_iter()
+    .map(|item| {
+        let (sched2, permits) = (sched.clone(), permits.clone());
+        sched
+            .spawn(move || {
+                let _ = permits.acquire();
+                fetch(&sched2, server, &item)
+            })
+            .expect("spawn a fetch fiber")
+    })
+    .collect()

@@ -1,0 +1,6 @@
+//! (written blind) Hands the lock to the waiter that asked last (pop_back, as the article does), so waiters get it in LIFO order and the first one can starve.
+let next = self.waiters.borrow_mut().pop_back();
+match next {
+    Some(ticket) if self.sched.unblock(ticket) => {}
+    Some(_) | None => self.locked.set(false),
+}

