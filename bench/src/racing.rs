@@ -129,6 +129,15 @@ pub fn run(
                     part,
                 });
                 match run_one(contender, part, workloads, servers, runner, output) {
+                    // A signal that lands while a lap's process is being
+                    // started (after its fork, before it has a process
+                    // group of its own) reaches the lap too, which then
+                    // stops with items unrecorded: a lap cut short, not
+                    // kept.
+                    Ok(lap) if stop() && !lap.report.is_sound() => {
+                        interrupted = true;
+                        break 'race;
+                    }
                     Ok(lap) => {
                         progress(Progress::Finished { lap: &lap, part });
                         laps.push(lap);

@@ -192,6 +192,16 @@ fn ctrl_c_lets_the_lap_in_progress_finish_whole() {
     // 128 + 2.
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("race: interrupted by SIGINT"), "{stderr}");
+    // The signal usually lands while the overhead lap runs, which then
+    // finishes whole; now and then it lands while that lap's process is
+    // being started, before it has a group of its own, and the lap is cut
+    // short: then it is dropped, fork has no row without both laps, and
+    // the race says there was nothing to keep. Either way, no lap is kept
+    // with items lost.
+    if stderr.contains("before any contender finished both workloads") {
+        assert!(!out.join("race.json").exists(), "{stderr}");
+        return;
+    }
     let json = std::fs::read_to_string(out.join("race.json")).expect("race.json was written");
     let saved: serde_json::Value = serde_json::from_str(&json).expect("race.json is JSON");
     let row = &saved["rows"][0];
