@@ -273,6 +273,49 @@ mod tests {
     }
 
     #[test]
+    fn the_last_bytes_before_a_half_close_are_echoed_too() {
+        // Each client gets a first line back (its echo is now waiting for
+        // more), then sends a last line and shuts its side at once: the
+        // echo wakes to bytes *and* the peer's close together, and must
+        // read to the end of the stream, not stop at the close. Twenty
+        // clients, so that the two arriving together is not left to luck.
+        const CLIENTS: usize = 20;
+        let backs = bounded(|| {
+            let sched = Scheduler::new().expect("a scheduler");
+            let listener = listener(&sched);
+            let addr = listener.local_addr().expect("an address");
+            let sched2 = sched.clone();
+            sched
+                .spawn(move || serve(&sched2, &listener, CLIENTS))
+                .expect("spawn");
+            let clients = std::thread::spawn(move || -> io::Result<Vec<Vec<u8>>> {
+                let mut backs = Vec::new();
+                for _ in 0..CLIENTS {
+                    let mut client = std::net::TcpStream::connect(addr)?;
+                    client.set_read_timeout(Some(Duration::from_secs(5)))?;
+                    client.write_all(b"ping\n")?;
+                    client.read_exact(&mut [0; 5])?;
+                    client.write_all(b"last\n")?;
+                    client.shutdown(std::net::Shutdown::Write)?;
+                    let mut back = Vec::new();
+                    client.read_to_end(&mut back)?;
+                    backs.push(back);
+                }
+                Ok(backs)
+            });
+            sched.run().expect("the scheduler finishes");
+            clients.join().expect("the clients' thread")
+        });
+        let backs = backs.expect("every client's I/O");
+        for (n, back) in backs.iter().enumerate() {
+            assert_eq!(
+                back, b"last\n",
+                "client {n} sent a last line and shut its side: the echo should send the line back before it sees the end"
+            );
+        }
+    }
+
+    #[test]
     fn a_client_that_resets_the_connection_ends_its_echo_with_an_error() {
         let (run, echoed) = bounded(|| {
             let sched = Scheduler::new().expect("a scheduler");
