@@ -285,8 +285,7 @@ mod tests {
         let backs = backs.expect("every client's I/O");
         for (n, back) in backs.iter().enumerate() {
             assert_eq!(
-                back,
-                b"last\n",
+                back, b"last\n",
                 "client {n} sent a last line and shut its side: the echo should send the line back before it sees the end"
             );
         }
