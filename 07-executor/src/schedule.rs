@@ -42,11 +42,33 @@
 //! Not here: the wakers that call this (`waker.rs`), the self-pipe a wake
 //! writes to when the loop is asleep (`notify.rs`).
 
+use std::fmt;
+
 use crate::sync::{AtomicBool, Mutex, MutexGuard, Ordering};
-use crate::waker::TaskId;
 
 #[cfg(all(test, loom))]
 mod loom;
+
+/// Names one task of an executor. Numbers are never reused, so a stale
+/// waker (of a task that finished) can never poll a newer task by mistake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TaskId(pub(crate) u64);
+
+impl TaskId {
+    /// The future passed to [`block_on`](crate::Executor::block_on): not a
+    /// spawned task, but woken and polled like one.
+    pub(crate) const ROOT: TaskId = TaskId(0);
+}
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == TaskId::ROOT {
+            f.write_str("the block_on future")
+        } else {
+            write!(f, "task {}", self.0)
+        }
+    }
+}
 
 // ANCHOR: scheduled
 /// A task's "queued, not yet polled" flag, shared by all its wakers.

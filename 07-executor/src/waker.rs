@@ -34,34 +34,13 @@
 //!
 //! Not here: the loop that takes the queue ([`crate::Executor`]).
 
-use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::Wake;
 
 use crate::notify::Notifier;
+pub use crate::schedule::TaskId;
 use crate::schedule::{ReadyQueue, Scheduled};
-
-/// Names one task of an executor. Numbers are never reused, so a stale
-/// waker (of a task that finished) can never poll a newer task by mistake.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TaskId(pub(crate) u64);
-
-impl TaskId {
-    /// The future passed to [`block_on`](crate::Executor::block_on): not a
-    /// spawned task, but woken and polled like one.
-    pub(crate) const ROOT: TaskId = TaskId(0);
-}
-
-impl fmt::Display for TaskId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if *self == TaskId::ROOT {
-            f.write_str("the block_on future")
-        } else {
-            write!(f, "task {}", self.0)
-        }
-    }
-}
 
 // ANCHOR: task_waker
 /// The data behind every `Waker` of one task. `Send + Sync`: only a number,

@@ -22,8 +22,8 @@ use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::thread;
 
+use super::TaskId;
 use super::{ReadyQueue, Scheduled};
-use crate::waker::TaskId;
 
 /// The one task of the model.
 const TASK: TaskId = TaskId(1);
