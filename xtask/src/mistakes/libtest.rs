@@ -1,7 +1,8 @@
 //! Running an exercise's tests on a mistake: build them in the scratch
 //! workspace, run each test binary and then, if they all passed, the doc
-//! tests (as a learner's `cargo test -p` does) with a time limit, and read libtest's output for
-//! the tests that failed (or never finished).
+//! tests (as a learner's `cargo test -p` does), each with a time limit,
+//! and read libtest's output for the tests that failed (or never
+//! finished).
 
 use std::collections::BTreeSet;
 use std::os::unix::process::CommandExt;
