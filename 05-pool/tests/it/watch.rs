@@ -7,6 +7,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use testbed::store::{DbTarget, Store};
@@ -35,11 +36,11 @@ fn without_a_terminal_watch_says_so_in_one_line_and_the_run_goes_on() {
 }
 
 /// Leaves the pseudo-terminal's output readable to the test while the
-/// child runs.
-fn drain(mut from: impl Read + Send + 'static) -> Arc<Mutex<Vec<u8>>> {
+/// child runs; the thread ends at the output's end of file.
+fn drain(mut from: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, JoinHandle<()>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
-    std::thread::spawn(move || {
+    let reader = std::thread::spawn(move || {
         let mut chunk = [0u8; 4096];
         while let Ok(n @ 1..) = from.read(&mut chunk) {
             sink.lock()
@@ -47,7 +48,7 @@ fn drain(mut from: impl Read + Send + 'static) -> Arc<Mutex<Vec<u8>>> {
                 .extend_from_slice(&chunk[..n]);
         }
     });
-    seen
+    (seen, reader)
 }
 
 fn text(seen: &Mutex<Vec<u8>>) -> String {
@@ -78,7 +79,7 @@ fn q_in_the_live_view_stops_the_run_and_the_database_matches_its_report() {
             .stderr(Stdio::null()),
     )
     .expect("script runs");
-    let seen = drain(child.stdout.take().expect("piped"));
+    let (seen, reader) = drain(child.stdout.take().expect("piped"));
     let target = DbTarget::File(db.clone());
     let start = Instant::now();
     // The view is drawn, with the loop's wake-ups ("at 0.3s  slept 1.0ms
@@ -109,11 +110,19 @@ fn q_in_the_live_view_stops_the_run_and_the_database_matches_its_report() {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // The reader thread ends at the pseudo-terminal's end of file.
+    // Everything the run printed is read once the reader meets the end of
+    // the output (`script` has exited, so it comes). Waiting for a word of
+    // the account instead is a race: the live view above it says "failed"
+    // too, and the last lines may still be in the pipe.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !text(&seen).contains("failed") && Instant::now() < deadline {
+    while !reader.is_finished() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
+    assert!(
+        reader.is_finished(),
+        "the output never ended after the run did:\n{}",
+        text(&seen)
+    );
     let out = text(&seen);
     assert_eq!(status.code(), Some(130), "SIGINT's exit status:\n{out}");
     // The terminal is given back (alternate screen left) before the
@@ -121,7 +130,9 @@ fn q_in_the_live_view_stops_the_run_and_the_database_matches_its_report() {
     let left = out
         .rfind("\x1b[?1049l")
         .expect("the alternate screen is left");
-    let account = out.find("interrupted by SIGINT").expect("the account");
+    let account = out
+        .find("interrupted by SIGINT")
+        .unwrap_or_else(|| panic!("no account of the interruption:\n{out}"));
     assert!(left < account, "the terminal first:\n{out}");
     // "pool: interrupted by SIGINT after 1.20s: 812 of 1000000 items recorded in ..."
     let recorded: usize = out[account..]
