@@ -113,10 +113,16 @@ mod tests {
         );
     }
 
-    #[test]
-    fn replies_are_matched_to_requests_by_order() {
+    /// A server that answers `GET`s after 1 ms, with a `500` for about
+    /// half of them when `ko` is set, and the outcomes of 12 items
+    /// pipelined on one connection.
+    fn twelve(ko: bool) -> (Vec<Item>, Vec<Outcome>, FaultPlan) {
         let seed = 1;
-        let faults = FaultPlan::none().with(Fault::Ko, 0.5);
+        let faults = if ko {
+            FaultPlan::none().with(Fault::Ko, 0.5)
+        } else {
+            FaultPlan::none()
+        };
         let server = SlowServer::spawn(ServerConfig {
             latency: LatencyModel::Fixed(Duration::from_millis(1)),
             faults,
@@ -126,26 +132,88 @@ mod tests {
         .expect("server starts");
         let list = items(12, seed);
         let outcomes = pipelined(&mut connect(&server), &list);
+        (list, outcomes, faults)
+    }
+
+    /// Is `item`'s `GET` answered with a `500`?
+    fn is_ko(faults: &FaultPlan, item: &Item) -> bool {
+        faults.decide(1, item.id, Phase::Get) == Some(Fault::Ko)
+    }
+
+    #[test]
+    fn replies_are_matched_to_requests_by_order() {
+        let (list, outcomes, _) = twelve(false);
         for (item, outcome) in list.iter().zip(&outcomes) {
-            match faults.decide(seed, item.id, Phase::Get) {
-                Some(Fault::Ko) => assert_eq!(
-                    outcome.as_ref().map_err(|f| f.kind),
-                    Err(ErrorKind::Ko),
-                    "item {} should get its own reply, a KO: replies go to requests in order",
-                    item.id
-                ),
-                _ => assert_eq!(
+            assert_eq!(
+                outcome,
+                &Ok(item.expected_result()),
+                "item {} should get its own reply: replies go to requests in the order they were \
+                 sent",
+                item.id
+            );
+        }
+    }
+
+    #[test]
+    fn a_single_item_gets_its_reply() {
+        let server = SlowServer::spawn(ServerConfig::default()).expect("server starts");
+        let list = items(1, 1);
+        let outcomes = pipelined(&mut connect(&server), &list);
+        assert_eq!(
+            outcomes,
+            [Ok(list[0].expected_result())],
+            "one request, one reply: read as many replies as requests were sent"
+        );
+    }
+
+    #[test]
+    fn a_500_reads_as_a_ko() {
+        let (list, outcomes, faults) = twelve(true);
+        let kos = list
+            .iter()
+            .zip(&outcomes)
+            .filter(|(i, _)| is_ko(&faults, i));
+        let mut seen = 0;
+        for (item, outcome) in kos {
+            seen += 1;
+            assert_eq!(
+                outcome.as_ref().map_err(|f| f.kind),
+                Err(ErrorKind::Ko),
+                "item {} was answered `500`: that is a KO (an answer), not a protocol error",
+                item.id
+            );
+        }
+        assert!(seen > 0, "the test needs a KO among the items it checked");
+    }
+
+    #[test]
+    fn a_ko_answers_its_own_request_only() {
+        let (list, outcomes, faults) = twelve(true);
+        let first_ko = list.iter().position(|i| is_ko(&faults, i));
+        assert!(
+            first_ko.is_some_and(|k| list[k..].iter().any(|i| !is_ko(&faults, i))),
+            "the test needs a result after a KO"
+        );
+        for (item, outcome) in list.iter().zip(&outcomes) {
+            if !is_ko(&faults, item) {
+                assert_eq!(
                     outcome,
                     &Ok(item.expected_result()),
-                    "item {} should get its own reply, a result: replies go to requests in order",
+                    "item {} was answered with its result: a KO before it answers one request \
+                     only, and the connection goes on",
                     item.id
-                ),
+                );
             }
         }
-        // Half of 12 should be KO; make sure the test saw both kinds.
-        assert!(
-            outcomes.iter().any(Result::is_err) && outcomes.iter().any(Result::is_ok),
-            "the test needs both KOs and results to check the order"
+    }
+
+    #[test]
+    fn every_item_has_an_outcome_even_after_a_ko() {
+        let (list, outcomes, _) = twelve(true);
+        assert_eq!(
+            outcomes.len(),
+            list.len(),
+            "one outcome per item, whatever the replies said"
         );
     }
 }
