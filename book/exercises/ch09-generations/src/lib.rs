@@ -178,10 +178,21 @@ mod tests {
         assert_eq!(new.index, old.index, "the same place");
         // Lane 0's late cancel, with its old id:
         assert_eq!(table.remove(old), None, "the stale id names nothing");
+    }
+
+    #[test]
+    fn a_stale_id_leaves_the_next_holders_value_in_place() {
+        let mut table = Table::new();
+        let old = table.insert("lane 0's read");
+        table.remove(old);
+        let new = table.insert("lane 1's read");
+        // Lane 0's late cancel, with its old id, whatever it returns:
+        let _ = table.remove(old);
         assert_eq!(
             table.get(new),
             Some(&"lane 1's read"),
-            "the new holder's value is untouched"
+            "the new holder's value is still in its place after a stale remove (check the \
+             generation before taking anything out)"
         );
         assert_eq!(
             table.remove(new),
@@ -224,6 +235,38 @@ mod tests {
             Id::from_user_data(second.to_user_data()),
             second,
             "an id comes back from user_data as it went in"
+        );
+    }
+
+    #[test]
+    fn an_unknown_id_takes_nothing() {
+        let mut table = Table::new();
+        let id = table.insert("a");
+        // A place the table never made (as garbage `user_data` would name).
+        let unknown = Id {
+            index: 7,
+            generation: 0,
+        };
+        assert_eq!(
+            table.remove(unknown),
+            None,
+            "an id whose place was never made names nothing"
+        );
+        assert_eq!(
+            table.get(id),
+            Some(&"a"),
+            "and the value that is there stays"
+        );
+    }
+
+    #[test]
+    fn a_generation_wraps_after_its_last_value() {
+        // One free place whose last value had generation `u32::MAX`.
+        let mut table = Table::worn(1, u32::MAX);
+        let id = table.insert("wrapped");
+        assert_eq!(
+            id.generation, 0,
+            "after u32::MAX the next generation is 0: it wraps (a plain `+ 1` overflows)"
         );
     }
 
