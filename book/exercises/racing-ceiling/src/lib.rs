@@ -185,6 +185,35 @@ mod tests {
     }
 
     #[test]
+    fn every_core_counts() {
+        // Whole milliseconds, so that only the cores are in question.
+        let four = Machine {
+            cores: 4.0,
+            cpu_per_item: Duration::from_millis(2),
+        };
+        assert!(
+            close(cpu_bound(&four), 2_000.0),
+            "4 cores give 4 CPU-seconds a second: 4 / 2 ms = 2,000 items/s, not {}",
+            cpu_bound(&four)
+        );
+    }
+
+    #[test]
+    fn a_cpu_time_under_a_millisecond_counts_in_full() {
+        // One core, so that only the unit is in question.
+        let one = Machine {
+            cores: 1.0,
+            cpu_per_item: Duration::from_micros(60),
+        };
+        assert!(
+            close(cpu_bound(&one), 1.0 / 60e-6),
+            "1 core over 60 µs per item: 16,667 items/s (count the CPU time in seconds, with \
+             its fraction, not in whole milliseconds), not {}",
+            cpu_bound(&one)
+        );
+    }
+
+    #[test]
     fn zero_latency_leaves_only_the_machine() {
         let instant = Workload {
             service: Duration::ZERO,
