@@ -229,7 +229,10 @@ fn timers(ctx: &Rc<Ctx>, n: usize) {
                     };
                     let deadline = base + Duration::from_millis(ms);
                     let set = Instant::now();
-                    sched.sleep(deadline.saturating_duration_since(set));
+                    // The deadline itself, not the time left: a thread
+                    // preempted between the two readings of the clock
+                    // would set a later timer than asked.
+                    sched.sleep_until(deadline);
                     fired.borrow_mut().push(Fired {
                         deadline,
                         set,

@@ -114,7 +114,37 @@ impl Scheduler {
     /// Outside a fiber.
     pub fn sleep(&self, duration: Duration) {
         self.expect_fiber("sleep");
-        self.wait(WaitOn::Sleep, Some(duration));
+        self.wait(WaitOn::Sleep, Some(Instant::now() + duration));
+    }
+
+    /// Suspends this fiber until `deadline`; at once (through the loop,
+    /// like a yield) if it has passed.
+    ///
+    /// A fiber that computes its deadline and then sleeps for the time
+    /// left loses whatever time passes between the two readings of the
+    /// clock (a preempted thread can lose milliseconds there): a timer
+    /// set from that duration fires late, after timers whose deadlines
+    /// came later. A deadline is the same number however late it arrives.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use scheduler::Scheduler;
+    ///
+    /// let sched = Scheduler::new()?;
+    /// let deadline = Instant::now() + Duration::from_millis(5);
+    /// let s = sched.clone();
+    /// sched.spawn(move || s.sleep_until(deadline))?;
+    /// sched.run()?;
+    /// assert!(Instant::now() >= deadline, "never early");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// Outside a fiber.
+    pub fn sleep_until(&self, deadline: Instant) {
+        self.expect_fiber("sleep_until");
+        self.wait(WaitOn::Sleep, Some(deadline));
     }
 
     /// The ticket of this fiber's next wait: hand it to whoever will
@@ -178,7 +208,7 @@ impl Scheduler {
             self.ticket(),
             "block: a ticket is for the fiber that took it, and its next wait only"
         );
-        match self.wait(on, timeout) {
+        match self.wait(on, timeout.map(|d| Instant::now() + d)) {
             Resume::TimedOut => Woken::TimedOut,
             _ => Woken::Unblocked,
         }
@@ -186,12 +216,12 @@ impl Scheduler {
 
     /// Records that the running fiber waits on `on` (and a timer, if any),
     /// then switches away until the wait ends. Returns how it ended.
-    pub(super) fn wait(&self, on: WaitOn, timeout: Option<Duration>) -> Resume {
+    pub(super) fn wait(&self, on: WaitOn, deadline: Option<Instant>) -> Resume {
         {
             let mut state = self.inner.state.borrow_mut();
             let id = self.expect_fiber("wait");
             let ticket = state.next_ticket(id);
-            let timer = timeout.map(|d| state.timers.insert(Instant::now() + d, ticket));
+            let timer = deadline.map(|at| state.timers.insert(at, ticket));
             if matches!(on, WaitOn::Io) {
                 state.io_waiters += 1;
             }

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use scheduler::{RunError, Scheduler};
 
@@ -59,6 +59,40 @@ fn timers_fire_in_deadline_order() {
     let summary = run(&sched);
     assert_eq!(*woke.borrow(), ["a", "b1", "b2", "c", "d", "e"]);
     assert_eq!(summary.stats.timers_fired, 6);
+}
+
+#[test]
+fn a_deadline_is_kept_however_late_the_sleep_starts() {
+    // `a` reads the clock, then its thread stalls (as a preempted thread
+    // would) past `b`'s start, then sleeps until its deadline; `b`'s
+    // deadline is later. Had `a` slept for the time left as it was before
+    // the stall, its timer would be 15 ms late, behind `b`'s.
+    let sched = Scheduler::new().expect("a scheduler");
+    let start = Instant::now();
+    let log = Rc::new(RefCell::new(Vec::new()));
+    let (s, l) = (sched.clone(), log.clone());
+    sched
+        .spawn(move || {
+            let deadline = start + Duration::from_millis(20);
+            std::thread::sleep(Duration::from_millis(15));
+            s.sleep_until(deadline);
+            l.borrow_mut().push("a");
+        })
+        .expect("spawn");
+    let (s, l) = (sched.clone(), log.clone());
+    sched
+        .spawn(move || {
+            s.sleep_until(start + Duration::from_millis(25));
+            l.borrow_mut().push("b");
+        })
+        .expect("spawn");
+    run(&sched);
+    assert_eq!(
+        *log.borrow(),
+        ["a", "b"],
+        "a's deadline (20 ms) comes before b's (25 ms), whenever a asked"
+    );
+    assert!(start.elapsed() >= Duration::from_millis(25), "never early");
 }
 
 #[test]
