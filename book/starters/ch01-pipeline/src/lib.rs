@@ -208,4 +208,60 @@ mod tests {
             "one outcome per item, whatever the replies said"
         );
     }
+
+    #[test]
+    fn a_connection_that_breaks_fails_its_item_and_every_one_after() {
+        // Each answer that ends the connection, or its framing: the item
+        // it hits gets that failure, the ones before keep their results,
+        // and after a close or a reset no reply can come for the rest.
+        for (fault, kind, rest) in [
+            (Fault::Drop, ErrorKind::Closed, Some(ErrorKind::Closed)),
+            (Fault::Reset, ErrorKind::Closed, Some(ErrorKind::Closed)),
+            (Fault::Garbage, ErrorKind::Protocol, None),
+        ] {
+            let seed = 3;
+            let faults = FaultPlan::none().with(fault, 0.2);
+            let server = SlowServer::spawn(ServerConfig {
+                latency: LatencyModel::Fixed(Duration::from_millis(1)),
+                faults,
+                seed,
+                max_conns: None,
+            })
+            .expect("server starts");
+            let list = items(12, seed);
+            let hit = list
+                .iter()
+                .position(|i| faults.decide(seed, i.id, Phase::Get).is_some())
+                .expect("the seed puts the fault on one of the 12 items");
+            let outcomes = pipelined(&mut connect(&server), &list);
+            assert_eq!(outcomes.len(), list.len(), "{fault}: one outcome per item");
+            for (item, outcome) in list[..hit].iter().zip(&outcomes) {
+                assert_eq!(
+                    outcome,
+                    &Ok(item.expected_result()),
+                    "{fault} on item {}: item {} before it was answered, and keeps its result",
+                    list[hit].id,
+                    item.id
+                );
+            }
+            assert_eq!(
+                outcomes[hit].as_ref().map_err(|f| f.kind),
+                Err(kind),
+                "{fault} on item {}: its outcome",
+                list[hit].id
+            );
+            if let Some(rest) = rest {
+                for (item, outcome) in list[hit + 1..].iter().zip(&outcomes[hit + 1..]) {
+                    assert_eq!(
+                        outcome.as_ref().map_err(|f| f.kind),
+                        Err(rest),
+                        "{fault} on item {}: item {} after it can get no reply on a connection \
+                         that is gone",
+                        list[hit].id,
+                        item.id
+                    );
+                }
+            }
+        }
+    }
 }
