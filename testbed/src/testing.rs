@@ -34,7 +34,8 @@ pub use bounded::{within, within_or};
 pub use child::KillOnDrop;
 pub use property::proptest_config;
 pub use quiet::{
-    CPU_SHARE, Counted, Polls, WaitCost, assert_quiet, assert_quiet_within, thread_cpu,
+    CPU_SHARE, Counted, Polls, RUNNABLE_SHARE, WaitCost, assert_quiet, assert_quiet_within,
+    thread_cpu, thread_runnable,
 };
 pub use rows::rows_on_lanes;
 pub use script::Script;

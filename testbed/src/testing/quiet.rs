@@ -11,8 +11,17 @@
 //! The bound is a ratio, not a time, so that it holds on a loaded machine:
 //! a thread that sleeps uses no CPU however long the wait, while one that
 //! spins uses whatever share of a core the scheduler gives it, far more
-//! than a tenth even with other busy processes beside it. A correct
+//! than a tenth with a couple of other busy processes beside it. A correct
 //! solution that waits 200 ms spends well under a millisecond of it.
+//!
+//! On a machine so loaded that a spinning thread gets less than a tenth of
+//! a core (a spin of 100 ms was measured at 9 ms of CPU in 268 ms, with
+//! eight times more runnable threads than cores), the CPU share alone would
+//! call it quiet. So the check also reads how long the thread was
+//! *runnable*: on the CPU or waiting in the run queue for it
+//! (`/proc/thread-self/schedstat`). A spinning thread is runnable all the
+//! time, whatever its share of the CPU; a sleeping one only for the
+//! moments after each wake-up.
 //!
 //! For futures, [`Polls`] counts how often one was polled: a future that
 //! wakes itself before returning `Pending` is polled thousands of times
@@ -54,6 +63,21 @@ pub fn thread_cpu() -> Duration {
     time(usage.ru_utime) + time(usage.ru_stime)
 }
 
+/// The share of a wait's wall-clock time its thread may be runnable (on
+/// the CPU or waiting for it): a sleeping thread is runnable only briefly
+/// after each wake-up, a spinning one all the time.
+pub const RUNNABLE_SHARE: f64 = 0.80;
+
+/// The time the calling thread has been runnable so far (on the CPU, or in
+/// the run queue waiting for it), if the kernel keeps that count
+/// (`/proc/thread-self/schedstat`: CPU time, run-queue wait, time slices).
+pub fn thread_runnable() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = stat.split_whitespace().map(|f| f.parse::<u64>().ok());
+    let (on_cpu, waiting) = (fields.next()??, fields.next()??);
+    Some(Duration::from_nanos(on_cpu + waiting))
+}
+
 /// What a wait cost: its wall-clock time and its thread's CPU time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct WaitCost {
@@ -61,32 +85,45 @@ pub struct WaitCost {
     pub wall: Duration,
     /// The calling thread's CPU time (user and system) in that span.
     pub cpu: Duration,
+    /// The time the thread was runnable in that span (on the CPU or
+    /// waiting for it), where the kernel says.
+    pub runnable: Option<Duration>,
 }
 
 impl WaitCost {
     /// Runs `wait` on the calling thread and measures it.
     pub fn of<T>(wait: impl FnOnce() -> T) -> (T, WaitCost) {
-        let (cpu, wall) = (thread_cpu(), Instant::now());
+        let (cpu, runnable, wall) = (thread_cpu(), thread_runnable(), Instant::now());
         let value = wait();
         let cost = WaitCost {
             wall: wall.elapsed(),
             cpu: thread_cpu().saturating_sub(cpu),
+            runnable: runnable
+                .zip(thread_runnable())
+                .map(|(before, after)| after.saturating_sub(before)),
         };
         (value, cost)
     }
 
     /// Whether the thread slept through the wait: at most [`CPU_SHARE`] of
-    /// it on the CPU.
+    /// it on the CPU, and at most [`RUNNABLE_SHARE`] of it runnable.
     pub fn is_quiet(&self) -> bool {
-        self.cpu.as_secs_f64() <= self.wall.as_secs_f64() * CPU_SHARE
+        let wall = self.wall.as_secs_f64();
+        self.cpu.as_secs_f64() <= wall * CPU_SHARE
+            && self
+                .runnable
+                .is_none_or(|r| r.as_secs_f64() <= wall * RUNNABLE_SHARE)
     }
 
     /// The failure's sentence: "busy-waiting: N ms of CPU in a W ms wait".
     pub fn describe(&self, what: &str) -> String {
+        let runnable = self.runnable.map_or_else(String::new, |r| {
+            format!(", runnable for {} ms of it", r.as_millis())
+        });
         format!(
-            "busy-waiting: {} ms of CPU in a {} ms wait ({what}); a thread with nothing \
-             to do should sleep until it is woken (at most {:.0}% of the wait on the CPU), \
-             not ask again and again",
+            "busy-waiting: {} ms of CPU in a {} ms wait{runnable} ({what}); a thread with \
+             nothing to do should sleep until it is woken (at most {:.0}% of the wait on \
+             the CPU), not ask again and again",
             self.cpu.as_millis(),
             self.wall.as_millis(),
             CPU_SHARE * 100.0
@@ -235,6 +272,24 @@ mod tests {
             spin.describe("x").starts_with("busy-waiting: "),
             "the message names what it saw"
         );
+    }
+
+    #[test]
+    fn a_spin_starved_of_cpu_is_still_not_quiet() {
+        // What a spin measured on a machine with eight runnable threads a
+        // core: little CPU, but runnable all the time.
+        let starved = WaitCost {
+            wall: Duration::from_millis(268),
+            cpu: Duration::from_millis(9),
+            runnable: Some(Duration::from_millis(266)),
+        };
+        assert!(!starved.is_quiet(), "{starved:?} is a spin");
+        // A sleep on the same machine: runnable only after its wake-up.
+        let slept = WaitCost {
+            runnable: Some(Duration::from_millis(40)),
+            ..starved
+        };
+        assert!(slept.is_quiet(), "{slept:?} is a sleep");
     }
 
     #[test]
