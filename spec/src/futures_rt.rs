@@ -346,22 +346,35 @@ async fn park(rec: &Recorder) {
 }
 
 /// `n` tasks, one timer each, deadlines shuffled over 0-9 ms after a
-/// base set once they are all spawned (20 ms ahead, so that none is due
-/// before its task first runs).
+/// base set once they are all spawned, far enough ahead that none is due
+/// before its task first runs (see [`timer_base`]).
 async fn timers<R: AsyncRt>(ctx: &Ctx<R>, n: usize) {
     let sh = &ctx.shared;
+    let spawning = Instant::now();
     let joins: Vec<R::Join> = (0..n)
         .map(|i| {
             let steps: Arc<[Step]> = vec![Step::TimerAt(shuffled(i, n))].into();
             sh.rt.spawn(ctx.clone(), "timer", steps)
         })
         .collect();
-    *locked(&sh.timer_base) = Some(Instant::now() + Duration::from_millis(20));
+    *locked(&sh.timer_base) = Some(timer_base(spawning));
     for join in joins {
         R::join(join).await;
     }
     let fired = std::mem::take(&mut *locked(&sh.fired));
     sh.rec.log(timers_verdict(&fired, n, sh.parallel));
+}
+
+/// The base of `Timers`' deadlines, once every timer's task is spawned
+/// (spawning began at `spawning`): 20 ms ahead, plus twice what spawning
+/// took. Each task must set its timer before the deadline for the order
+/// (and an early timer) to show; polling every task once costs about what
+/// spawning it did, so a slow build or a loaded machine moves the base
+/// with it instead of letting every deadline pass first, which would hide
+/// a timer that fires at once.
+pub(crate) fn timer_base(spawning: Instant) -> Instant {
+    let took = spawning.elapsed();
+    Instant::now() + Duration::from_millis(20) + 2 * took
 }
 
 /// Timer `i` of `n`'s offset in milliseconds: 0 to 9, in a fixed shuffle

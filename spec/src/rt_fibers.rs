@@ -15,7 +15,7 @@ use scheduler::{
     Semaphore,
 };
 
-use crate::futures_rt::{DropLog, Fired, shuffled, timers_verdict};
+use crate::futures_rt::{DropLog, Fired, shuffled, timer_base, timers_verdict};
 use crate::io_pair::{Peer, describe, pair};
 use crate::runner::Runtime;
 use crate::script::{Scenario, Step};
@@ -208,9 +208,10 @@ fn unblock_from_thread(sched: &Scheduler, times: u32, cloned: bool) {
 }
 
 /// `n` fibers, one sleep each, to deadlines shuffled over 0-9 ms after a
-/// base set once all are spawned (20 ms ahead: spawning 10,000 stacks
-/// takes a while, and a deadline must not pass before its fiber sleeps).
+/// base set once all are spawned ([`timer_base`]: a deadline must not
+/// pass before its fiber sleeps).
 fn timers(ctx: &Rc<Ctx>, n: usize) {
+    let spawning = Instant::now();
     let base: Rc<Cell<Option<Instant>>> = Rc::new(Cell::new(None));
     let go = Rc::new(Notification::new(&ctx.sched));
     let fired = Rc::new(RefCell::new(Vec::with_capacity(n)));
@@ -242,7 +243,7 @@ fn timers(ctx: &Rc<Ctx>, n: usize) {
                 .expect("a fiber's stack")
         })
         .collect();
-    base.set(Some(Instant::now() + Duration::from_millis(20)));
+    base.set(Some(timer_base(spawning)));
     go.notify_all();
     for join in joins {
         let _ = join.join();
