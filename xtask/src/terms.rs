@@ -134,16 +134,16 @@ fn defining_page(place: &str, order: &[String]) -> Option<String> {
 /// as `PAGE:LINE: what to do`.
 pub fn check(entries: &[Entry], pages: &[(String, String)]) -> Vec<String> {
     let mut problems = Vec::new();
+    let proses: Vec<Prose> = pages.iter().map(|(_, text)| Prose::of(text)).collect();
     for entry in entries {
         let Some(defined_at) = pages.iter().position(|(n, _)| *n == entry.page) else {
             continue;
         };
         for term in &entry.terms {
-            for (name, text) in &pages[..defined_at] {
+            for ((name, text), prose) in pages[..defined_at].iter().zip(&proses) {
                 if name == GLOSSARY {
                     continue;
                 }
-                let prose = Prose::of(text);
                 let Some(first) = prose.uses(term).next() else {
                     continue;
                 };
