@@ -30,6 +30,11 @@
     table.querySelectorAll('tbody tr').forEach(function (tr) {
       Array.prototype.forEach.call(tr.children, function (td, i) {
         td.setAttribute('data-column', heads[i] || '');
+        // The cell's content as one piece, beside its column's name when
+        // stacked (a cell's code and bold would each be a piece of its own).
+        var value = document.createElement('span');
+        while (td.firstChild) { value.appendChild(td.firstChild); }
+        td.appendChild(value);
       });
     });
   }
@@ -40,11 +45,13 @@
 
   function fit() {
     document.querySelectorAll('main table').forEach(function (table) {
-      table.classList.remove('stacked');
-      if (window.innerWidth > NARROW) { return; }
       var box = table.parentElement;
+      table.classList.remove('stacked');
+      box.classList.remove('holds-stacked');
+      if (window.innerWidth > NARROW) { return; }
       if (box.scrollWidth > box.clientWidth + 1) {
         table.classList.add('stacked');
+        box.classList.add('holds-stacked');
       }
     });
   }
@@ -53,6 +60,10 @@
     document.querySelectorAll('main table code').forEach(seams);
     document.querySelectorAll('main table').forEach(label);
     fit();
+    // A table in a collapsed block has no width until the block opens.
+    document.querySelectorAll('main details').forEach(function (d) {
+      d.addEventListener('toggle', fit);
+    });
     var pending = null;
     window.addEventListener('resize', function () {
       clearTimeout(pending);
