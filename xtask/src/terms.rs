@@ -42,16 +42,7 @@ pub struct Entry {
 
 /// `check-book`'s part: fails, listing every term used too early.
 pub fn check_book(root: &Path) -> Result<()> {
-    let src = root.join("book/src");
-    let read = |name: &str| {
-        std::fs::read_to_string(src.join(name)).with_context(|| format!("cannot read {name}"))
-    };
-    let order = reading_order(&read("SUMMARY.md")?);
-    let entries = glossary(&read(GLOSSARY)?, &order)?;
-    let mut pages = Vec::new();
-    for name in &order {
-        pages.push((name.clone(), read(name)?));
-    }
+    let (entries, pages) = load(&root.join("book/src"))?;
     let problems = check(&entries, &pages);
     if !problems.is_empty() {
         bail!(
@@ -62,6 +53,24 @@ pub fn check_book(root: &Path) -> Result<()> {
     let terms: usize = entries.iter().map(|e| e.terms.len()).sum();
     println!("glossary terms: {terms} checked, each defined or linked before it is used");
     Ok(())
+}
+
+/// A page of the book: its file name and its text.
+pub type Page = (String, String);
+
+/// The glossary's entries and the book's pages in reading order, from the
+/// book's `src`.
+pub fn load(src: &Path) -> Result<(Vec<Entry>, Vec<Page>)> {
+    let read = |name: &str| {
+        std::fs::read_to_string(src.join(name)).with_context(|| format!("cannot read {name}"))
+    };
+    let order = reading_order(&read("SUMMARY.md")?);
+    let entries = glossary(&read(GLOSSARY)?, &order)?;
+    let mut pages = Vec::new();
+    for name in &order {
+        pages.push((name.clone(), read(name)?));
+    }
+    Ok((entries, pages))
 }
 
 /// The book's pages in reading order: every `(NAME.md)` of `SUMMARY.md`.
@@ -132,7 +141,7 @@ fn defining_page(place: &str, order: &[String]) -> Option<String> {
 
 /// Every term used too early on `pages` (name, text, in reading order),
 /// as `PAGE:LINE: what to do`.
-pub fn check(entries: &[Entry], pages: &[(String, String)]) -> Vec<String> {
+pub fn check(entries: &[Entry], pages: &[Page]) -> Vec<String> {
     let mut problems = Vec::new();
     let proses: Vec<Prose> = pages.iter().map(|(_, text)| Prose::of(text)).collect();
     for entry in entries {

@@ -1,5 +1,6 @@
 //! Tests of the terms check: a term used before its chapter, linked or not.
 use super::*;
+use anyhow::Result;
 
 const SUMMARY: &str = "# Summary\n\n[Introduction](introduction.md)\n\n\
     - [Round-robin](ch03-roundrobin.md)\n- [Futures](ch08-futures.md)\n\
@@ -77,4 +78,26 @@ fn code_comments_and_other_words_are_not_uses() {
 fn a_place_that_is_no_page_is_an_error() {
     let bad = "**Ring** (chapter 12). A queue.\n";
     assert!(glossary(bad, &reading_order(SUMMARY)).is_err());
+}
+
+#[test]
+fn the_book_passes_and_fails_when_chapter_3_uses_waker_unlinked() -> Result<()> {
+    let src = crate::cargo::workspace_root().join("book/src");
+    let (entries, mut pages) = load(&src)?;
+    assert_eq!(check(&entries, &pages), Vec::<String>::new());
+    let ch03 = pages
+        .iter_mut()
+        .find(|(name, _)| name == "ch03-roundrobin.md")
+        .expect("chapter 3 is in SUMMARY.md");
+    let linked = "[waker](glossary.md#future)";
+    assert!(ch03.1.contains(linked), "chapter 3 links its first waker");
+    ch03.1 = ch03.1.replacen(linked, "waker", 1);
+    let problems = check(&entries, &pages);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("ch03-roundrobin.md:")
+            && problems[0].contains("\"waker\" is used before ch08-futures.md"),
+        "{problems:?}"
+    );
+    Ok(())
 }
