@@ -289,7 +289,7 @@ mod tests {
     }
 
     #[test]
-    fn the_seeds_drain_costs_one_reply_per_wrapper() {
+    fn the_articles_drain_costs_one_reply_per_wrapper() {
         // Exactly one wave: every wrapper is at its first phase when the
         // drain begins. Round-robin sends every BODY in its first turn; the
         // source article's drain sends wrapper k's BODY after wrapper k-1's answer.

@@ -152,7 +152,7 @@ pub(crate) struct Pending {
 
 /// The pool's record of one checkout.
 #[derive(Debug)]
-pub(crate) struct Ticket {
+pub(crate) struct CheckoutRecord {
     /// When it was asked for.
     pub asked: Instant,
     pub holds: Holds,
@@ -164,9 +164,9 @@ pub(crate) struct Ticket {
     pub errored: bool,
 }
 
-impl Ticket {
-    pub fn new(asked: Instant) -> Ticket {
-        Ticket {
+impl CheckoutRecord {
+    pub fn new(asked: Instant) -> CheckoutRecord {
+        CheckoutRecord {
             asked,
             holds: Holds::Waiting { timer: None },
             calls: VecDeque::new(),

@@ -87,7 +87,8 @@ use testbed::turns::TurnLog;
 use testbed::workload::Item;
 
 use crate::checkout::{
-    Checkout, CheckoutId, Dropped, FinishedCall, Holds, Pending, Ticket, inherited, never_ran,
+    Checkout, CheckoutId, CheckoutRecord, Dropped, FinishedCall, Holds, Pending, inherited,
+    never_ran,
 };
 use crate::config::Config;
 use crate::journal::Journal;
@@ -192,7 +193,7 @@ pub struct CheckoutPool {
     /// Checkouts waiting for a connection, oldest first.
     waiters: VecDeque<CheckoutId>,
     /// Every live checkout.
-    tickets: BTreeMap<CheckoutId, Ticket>,
+    records: BTreeMap<CheckoutId, CheckoutRecord>,
     next_checkout: u64,
     /// Handles dropped since the last look (see [`crate::checkout`]).
     dropped: Dropped,
@@ -229,7 +230,7 @@ impl CheckoutPool {
             vacant: (0..config.size).collect(),
             idle: Vec::new(),
             waiters: VecDeque::new(),
-            tickets: BTreeMap::new(),
+            records: BTreeMap::new(),
             next_checkout: 0,
             dropped: Dropped::default(),
             timers: Timers::new(),
@@ -274,7 +275,7 @@ impl CheckoutPool {
         let id = CheckoutId::new(self.next_checkout);
         self.next_checkout += 1;
         let now = Instant::now();
-        self.tickets.insert(id, Ticket::new(now));
+        self.records.insert(id, CheckoutRecord::new(now));
         self.stats.checkouts += 1;
         // FIFO: a newcomer may take an idle connection only if nobody is
         // queued ahead of it (and if somebody is, no connection is idle).
@@ -288,7 +289,7 @@ impl CheckoutPool {
                 .knobs
                 .checkout_timeout
                 .map(|t| self.timers.insert(now + t, Due::Checkout(id)));
-            self.ticket(id).holds = Holds::Waiting { timer };
+            self.record(id).holds = Holds::Waiting { timer };
             self.waiters.push_back(id);
             self.stats.queued += 1;
             self.fill()?;
@@ -335,15 +336,15 @@ impl CheckoutPool {
             item,
             made: Instant::now(),
         };
-        let ticket = self.ticket(id);
-        match &ticket.holds {
+        let record = self.record(id);
+        match &record.holds {
             Holds::Broken(fatal) => {
                 let failure = inherited(fatal);
                 self.finish(never_ran(pending.item.id, id, pending.made, failure));
             }
-            Holds::Waiting { .. } => ticket.calls.push_back(pending),
+            Holds::Waiting { .. } => record.calls.push_back(pending),
             &Holds::Slot(slot) => {
-                ticket.calls.push_back(pending);
+                record.calls.push_back(pending);
                 if self.member(slot).slot.is_free() {
                     self.next_call(slot, id)?;
                 }
@@ -432,10 +433,10 @@ impl CheckoutPool {
         }
     }
 
-    fn ticket(&mut self, id: CheckoutId) -> &mut Ticket {
-        self.tickets
+    fn record(&mut self, id: CheckoutId) -> &mut CheckoutRecord {
+        self.records
             .get_mut(&id)
-            .expect("a checkout's ticket lives until it is released and done")
+            .expect("a checkout's record lives until it is released and done")
     }
 
     /// The error of a loop that would wait forever.

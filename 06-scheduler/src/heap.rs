@@ -301,7 +301,7 @@ mod tests {
     #[derive(Clone, Copy)]
     enum Removal {
         Ours,
-        Seed,
+        Article,
     }
 
     // ANCHOR: model
@@ -327,7 +327,7 @@ mod tests {
                     let (_, value, id) = model.remove(i);
                     let removed = match removal {
                         Removal::Ours => heap.remove(id),
-                        Removal::Seed => heap.remove_sifting_down_only(id),
+                        Removal::Article => heap.remove_sifting_down_only(id),
                     };
                     prop_assert_eq!(removed, Some(value));
                 }
@@ -358,7 +358,7 @@ mod tests {
     /// prints. A fixed seed makes the search, and so the minimal case,
     /// the same on every run.
     #[test]
-    fn the_model_catches_the_seeds_delete() {
+    fn the_model_catches_the_articles_delete() {
         let mut runner = TestRunner::new_with_rng(
             Config {
                 // The bug needs a particular shape of tree: look harder
@@ -371,7 +371,7 @@ mod tests {
                 proptest::test_runner::RngAlgorithm::ChaCha,
             ),
         );
-        let result = runner.run(&ops(), |ops| agrees_with_model(&ops, Removal::Seed));
+        let result = runner.run(&ops(), |ops| agrees_with_model(&ops, Removal::Article));
         let Err(TestError::Fail(_, minimal)) = result else {
             panic!("the source article's delete passed the model test: {result:?}");
         };
@@ -386,7 +386,7 @@ mod tests {
 
     #[test]
     // ANCHOR: counterexample
-    fn the_seeds_delete_hides_the_minimum() {
+    fn the_articles_delete_hides_the_minimum() {
         let base = Instant::now();
         let at = |ms: u64| base + Duration::from_millis(ms);
         let mut heap = TimerHeap::new();

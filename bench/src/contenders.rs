@@ -72,7 +72,7 @@ use Group::{LatencyBound, Overhead, Scale, Uneven};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
-    /// One of the stages 01 to 07.
+    /// One of the stages, 01-sync to 08-uring.
     Rung,
     /// What a user would pick instead (threads, tokio).
     Reference,

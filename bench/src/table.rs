@@ -76,6 +76,14 @@ pub fn legend(race: &Race) -> String {
         race.workloads.overhead.describe(),
         counted_by(race)
     );
+    legend.push_str(&notes(race));
+    legend
+}
+
+/// What the legend adds after its columns: the steal, the contenders
+/// left out, a race stopped early.
+fn notes(race: &Race) -> String {
+    let mut legend = String::new();
     if let Some(steal) = race.steal {
         legend.push_str(&format!(
             " The hypervisor took {:.0}% of the machine's CPU time (steal) \
@@ -111,22 +119,65 @@ fn counted_by(race: &Race) -> String {
     }
 }
 
-/// The command, then the table, then its legend: what the book includes.
+/// The book's three tables, by column: the latency-bound run, the
+/// zero-latency run, and what both held and lost. Thirteen columns do not
+/// fit a book's text column; five do, and each table shares the stage
+/// column, so a row is read across one table at a time.
+const BOOK_TABLES: [[usize; 5]; 3] = [[0, 1, 2, 3, 4], [0, 9, 10, 11, 12], [0, 5, 6, 7, 8]];
+
+/// The command, then the three tables, each under the sentence that says
+/// what it measured: what the book includes.
 pub fn markdown(race: &Race) -> String {
     let mut out = format!(
-        "<p class=\"figure-command\"><code>{}</code></p>\n\n",
+        "<p class=\"figure-command\"><code>{}</code></p>\n",
         race.command
     );
-    out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
-    let rule: Vec<&str> = NUMERIC
-        .iter()
-        .map(|&n| if n { "---:" } else { "---" })
-        .collect();
-    out.push_str(&format!("|{}|\n", rule.join("|")));
-    for row in &race.rows {
-        out.push_str(&format!("| {} |\n", cells(row).join(" | ")));
+    let captions = [
+        format!(
+            "Latency-bound: {}. Calls/item are the system calls the kernel \
+             counted per item in one more lap of each, in a process of its \
+             own ({}).",
+            race.workloads.latency_bound.describe(),
+            counted_by(race)
+        ),
+        format!(
+            "At zero latency: {}. CPU is the client's user + system time per \
+             item (its process and its children, not the server's), and × \
+             floor that CPU as a multiple of the `floor` row's, the least a \
+             client can do for this workload; calls/item counted as above.",
+            race.workloads.overhead.describe()
+        ),
+        "What each held, and what it lost: `conns` is the most connections \
+         the server saw at once in the latency-bound run, `DB conns` the \
+         database connections that recorded outcomes; lost and wrong count \
+         both runs."
+            .to_owned(),
+    ];
+    let rows: Vec<[String; 13]> = race.rows.iter().map(cells).collect();
+    for (columns, caption) in BOOK_TABLES.iter().zip(&captions) {
+        out.push_str(&format!("\n{caption}\n\n"));
+        let pick = |all: &[&str]| -> String {
+            columns
+                .iter()
+                .map(|&c| all[c])
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        out.push_str(&format!("| {} |\n", pick(&HEADERS)));
+        let rule: Vec<&str> = columns
+            .iter()
+            .map(|&c| if NUMERIC[c] { "---:" } else { "---" })
+            .collect();
+        out.push_str(&format!("|{}|\n", rule.join("|")));
+        for row in &rows {
+            let row: Vec<&str> = row.iter().map(String::as_str).collect();
+            out.push_str(&format!("| {} |\n", pick(&row)));
+        }
     }
-    out.push_str(&format!("\n{}\n", legend(race)));
+    let notes = notes(race);
+    if !notes.is_empty() {
+        out.push_str(&format!("\n{}\n", notes.trim_start()));
+    }
     out
 }
 
@@ -222,6 +273,23 @@ mod tests {
             left_out: Vec::new(),
             interrupted: None,
         }
+    }
+
+    #[test]
+    fn the_book_shows_every_column_in_tables_of_five() {
+        let md = markdown(&race(None));
+        let headers: Vec<&str> = md.lines().filter(|l| l.starts_with("| stage |")).collect();
+        assert_eq!(headers.len(), 3, "{md}");
+        let mut shown: Vec<&str> = Vec::new();
+        for header in headers {
+            let columns: Vec<&str> = header.trim_matches('|').split('|').map(str::trim).collect();
+            assert_eq!(columns.len(), 5, "{header}");
+            shown.extend(&columns[1..]);
+        }
+        shown.sort_unstable();
+        let mut all = HEADERS[1..].to_vec();
+        all.sort_unstable();
+        assert_eq!(shown, all, "each column once, the stage in every table");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::{figures, handout, includes, layout, mistakes, mutants, quoted, starters};
+use crate::{figures, handout, includes, layout, mistakes, mutants, quoted, starters, terms};
 
 /// `cargo xtask`: the project's own tooling (book checks, exercise
 /// starters, the students' hand-out, figures).
@@ -56,11 +56,14 @@ pub enum Task {
     ///
     /// Every include must name a file that exists and an anchor in it that
     /// brings in at least one non-blank line (mdBook itself silently
-    /// includes nothing for a missing anchor).
+    /// includes nothing for a missing anchor). No glossary term is used,
+    /// in reading order, before the chapter that defines it unless that
+    /// first use links to its definition.
     CheckBook,
     /// Builds the book and loads every page in headless Chromium at 1280
-    /// and 400 px: fails on what overflows its column, wrapped diagrams,
-    /// and figure text under 11 px or too faint.
+    /// and 400 px: fails on what overflows its column, a table that
+    /// scrolls at 1280 px, a word a table's edge cuts in half, wrapped
+    /// diagrams, and figure text under 11 px or too faint.
     ///
     /// Skipped, with a line saying so, where Chromium is not installed.
     CheckLayout {
@@ -120,6 +123,7 @@ impl Task {
             Task::CheckBook => {
                 // The numbers first: they need no build.
                 quoted::check_book(root)?;
+                terms::check_book(root)?;
                 includes::check_book(root)
             }
             Task::CheckLayout { pages } => layout::check(root, &pages),

@@ -3,7 +3,8 @@
 //! - `cargo xtask check-book`: every `{{#include}}` in the book points at a
 //!   file and anchor that exist and include something, every measured
 //!   number the prose types is the one its figure holds ([`quoted`]), then
-//!   `mdbook build book` must print no warning.
+//!   `mdbook build book` must print no warning, and no glossary term is
+//!   used before the chapter that defines it, unless linked ([`terms`]).
 //! - `cargo xtask check-layout`: builds the book and reads every page in
 //!   headless Chromium at 1280 and 400 px ([`layout`]): nothing overflows
 //!   its column, no diagram wraps, figure text is 11 px or more.
@@ -51,6 +52,7 @@ pub mod mutants;
 pub mod quoted;
 mod stages;
 pub mod starters;
+pub mod terms;
 mod tidy;
 
 /// A mistake in what was asked (a figure that does not exist, a folder

@@ -19,7 +19,7 @@ fn the_enum_conforms() {
 }
 
 #[test]
-fn the_seeds_drain_conforms() {
+fn the_articles_drain_conforms() {
     assert_conforms(&RoundRobin {
         drain: Drain::InOrder,
         ..RoundRobin::default()

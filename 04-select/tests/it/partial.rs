@@ -113,13 +113,13 @@ const SLOW_BYTE: Duration = Duration::from_millis(15);
 /// How long the fast reply waits before it is sent whole.
 const FAST_DELAY: Duration = Duration::from_millis(20);
 
-// ANCHOR: seed_style
+// ANCHOR: article_style
 /// **A deliberately naive reader, written the way the source article does it,
 /// for this test only; it is not library code.** It asks the selector which
 /// connections are readable, then reads a *whole line* from each, with a
 /// blocking read, as Perl's `<$fh>` does. Returns when each connection's
 /// line was complete, by connection index.
-fn seed_style_read_one_line_each(streams: &[TcpStream]) -> Vec<Instant> {
+fn article_style_read_one_line_each(streams: &[TcpStream]) -> Vec<Instant> {
     let mut selector = Selector::new(Backend::Select).expect("select needs no setup");
     for (i, stream) in streams.iter().enumerate() {
         selector
@@ -149,10 +149,10 @@ fn seed_style_read_one_line_each(streams: &[TcpStream]) -> Vec<Instant> {
     }
     finished.into_iter().flatten().collect()
 }
-// ANCHOR_END: seed_style
+// ANCHOR_END: article_style
 
 #[test]
-fn a_seed_style_whole_line_read_stalls_every_other_connection() {
+fn an_article_style_whole_line_read_stalls_every_other_connection() {
     let server = slow_and_fast_server();
     let work = items(2, 1);
     let streams: Vec<TcpStream> = work
@@ -167,7 +167,7 @@ fn a_seed_style_whole_line_read_stalls_every_other_connection() {
             stream
         })
         .collect();
-    let finished = seed_style_read_one_line_each(&streams);
+    let finished = article_style_read_one_line_each(&streams);
     drop(streams);
     server.finish();
     // Item 1's reply was complete about 20 ms in, but the reader was stuck

@@ -81,7 +81,7 @@ impl CheckoutPool {
                     }
                 }
                 Due::Checkout(checkout) => {
-                    let current = self.tickets.get(&checkout).map(|t| &t.holds);
+                    let current = self.records.get(&checkout).map(|t| &t.holds);
                     if current == Some(&Holds::Waiting { timer: Some(key) }) {
                         self.give_up(checkout, now);
                     }
@@ -136,9 +136,9 @@ impl CheckoutPool {
     /// none and the server cannot be reached (the server is down, and
     /// `refused` says so better than "the pool was busy").
     pub(super) fn give_up(&mut self, id: CheckoutId, now: Instant) {
-        let ticket = self.ticket(id);
-        let waited = now.saturating_duration_since(ticket.asked);
-        if let Holds::Waiting { timer: Some(timer) } = ticket.holds {
+        let record = self.record(id);
+        let waited = now.saturating_duration_since(record.asked);
+        if let Holds::Waiting { timer: Some(timer) } = record.holds {
             self.timers.cancel(timer); // Already gone if it fired.
         }
         self.waiters.retain(|&w| w != id);
@@ -162,8 +162,8 @@ impl CheckoutPool {
         });
         // The calls already made waited for exactly this: they get the
         // failure itself; calls made later inherit it.
-        let ticket = self.ticket(id);
-        let queued = std::mem::take(&mut ticket.calls);
+        let record = self.record(id);
+        let queued = std::mem::take(&mut record.calls);
         for pending in queued {
             let done = never_ran(pending.item.id, id, pending.made, failure.clone());
             self.finish(done);

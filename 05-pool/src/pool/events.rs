@@ -95,7 +95,7 @@ impl CheckoutPool {
             }
             self.in_flight -= 1;
             if let Err(failure) = &outcome {
-                self.ticket(call.checkout).errored = true;
+                self.record(call.checkout).errored = true;
                 if !turn.alive {
                     fatal = Some(failure.clone());
                 }

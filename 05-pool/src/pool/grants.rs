@@ -35,12 +35,12 @@ impl CheckoutPool {
         queued: bool,
         now: Instant,
     ) -> io::Result<()> {
-        let ticket = self.ticket(id);
-        let waited = now.saturating_duration_since(ticket.asked);
-        if let Holds::Waiting { timer: Some(timer) } = ticket.holds {
+        let record = self.record(id);
+        let waited = now.saturating_duration_since(record.asked);
+        if let Holds::Waiting { timer: Some(timer) } = record.holds {
             self.timers.cancel(timer);
         }
-        self.ticket(id).holds = Holds::Slot(slot);
+        self.record(id).holds = Holds::Slot(slot);
         if queued {
             self.stats.waited(waited);
         }
@@ -61,11 +61,11 @@ impl CheckoutPool {
     /// checkout's next call; or, if the checkout has ended and has no call
     /// left, give the connection back.
     pub(super) fn next_call(&mut self, slot: SlotId, id: CheckoutId) -> io::Result<()> {
-        let ticket = self.ticket(id);
-        let Some(Pending { item, .. }) = ticket.calls.pop_front() else {
-            if ticket.released {
-                let errored = ticket.errored;
-                self.tickets.remove(&id);
+        let record = self.record(id);
+        let Some(Pending { item, .. }) = record.calls.pop_front() else {
+            if record.released {
+                let errored = record.errored;
+                self.records.remove(&id);
                 return self.give_back(slot, errored);
             }
             return Ok(()); // Held with nothing to do: the holder decides.
@@ -118,7 +118,7 @@ impl CheckoutPool {
             // its timer has not fired yet (this turn's events come before
             // its timers): no checkout gets a connection after its
             // checkout timeout.
-            if let Holds::Waiting { timer: Some(key) } = self.ticket(next).holds
+            if let Holds::Waiting { timer: Some(key) } = self.record(next).holds
                 && key.deadline() <= now
             {
                 self.give_up(next, now);
@@ -141,17 +141,17 @@ impl CheckoutPool {
     /// Gives the connection back if `id` is over: released, and with no
     /// call left to run.
     fn release(&mut self, id: CheckoutId) -> io::Result<()> {
-        let Some(ticket) = self.tickets.get_mut(&id) else {
+        let Some(record) = self.records.get_mut(&id) else {
             return Ok(());
         };
-        ticket.released = true;
-        if !ticket.calls.is_empty() {
+        record.released = true;
+        if !record.calls.is_empty() {
             return Ok(()); // It ends when its last call has run.
         }
-        let (holds, asked, errored) = (ticket.holds.clone(), ticket.asked, ticket.errored);
+        let (holds, asked, errored) = (record.holds.clone(), record.asked, record.errored);
         match holds {
             Holds::Waiting { timer } => {
-                self.tickets.remove(&id);
+                self.records.remove(&id);
                 if let Some(timer) = timer {
                     self.timers.cancel(timer);
                 }
@@ -161,11 +161,11 @@ impl CheckoutPool {
             // With a call running, `next_call` gives it back when it ends.
             Holds::Slot(slot) if !self.member(slot).slot.is_free() => {}
             Holds::Slot(slot) => {
-                self.tickets.remove(&id);
+                self.records.remove(&id);
                 self.give_back(slot, errored)?;
             }
             Holds::Broken(_) => {
-                self.tickets.remove(&id);
+                self.records.remove(&id);
             }
         }
         Ok(())
@@ -183,20 +183,20 @@ impl CheckoutPool {
     /// A fatal error: it stays on the checkout (every later call fails with
     /// it), and the calls waiting on it fail now.
     pub(super) fn break_checkout(&mut self, id: CheckoutId, fatal: Failure) {
-        let Some(ticket) = self.tickets.get_mut(&id) else {
+        let Some(record) = self.records.get_mut(&id) else {
             return;
         };
-        ticket.errored = true;
-        let queued = std::mem::take(&mut ticket.calls);
-        let released = ticket.released;
+        record.errored = true;
+        let queued = std::mem::take(&mut record.calls);
+        let released = record.released;
         for pending in queued {
             let done = never_ran(pending.item.id, id, pending.made, inherited(&fatal));
             self.finish(done);
         }
         if released {
-            self.tickets.remove(&id);
+            self.records.remove(&id);
         } else {
-            self.ticket(id).holds = Holds::Broken(fatal);
+            self.record(id).holds = Holds::Broken(fatal);
         }
     }
 

@@ -13,7 +13,13 @@
 // - small-text: a figure's text rendered under 11 px at this width;
 // - contrast: a figure's text whose colour is too close to what is
 //   behind it (under WCAG AA's 4.5:1 for text of this size);
-// - overlap: a figure's text drawn over another of its texts.
+// - overlap: a figure's text drawn over another of its texts;
+// - scrolled-table: a table whose columns do not all show, hidden in the
+//   box it scrolls in or clipped (check-layout fails it at the widest
+//   width only: a phone may scroll a table, a laptop must not);
+// - cut-word: a word of a table cut in half by the edge of the box it
+//   scrolls in (headless, like a phone, shows no scroll bar: half a word
+//   is the only cue that there is more), or broken over two lines.
 (function () {
   "use strict";
   const MIN_PX = 11;
@@ -58,6 +64,59 @@
       for (const child of el.children) walk(child);
     };
     for (const child of main.children) walk(child);
+  }
+
+  // The words of `el`'s text, each with its on-screen boxes.
+  function words(el) {
+    const found = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      // A break at a hyphen, a dash or a seam of a name (`_`, `::`, `/`,
+      // `.`, where the book's tables.js puts a <wbr>; `,` in a list) is not
+      // a cut.
+      const re = /[^\s\-–_:\/.,]+/g;
+      let m;
+      while ((m = re.exec(node.data)) !== null) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        found.push({ text: m[0], rects: [...range.getClientRects()].filter((r) => r.width > 0) });
+      }
+    }
+    return found;
+  }
+
+  function tables(main) {
+    for (const table of main.querySelectorAll("table")) {
+      // The box the table is shown in: the nearest that scrolls or clips.
+      let box = table.parentElement;
+      while (box && box !== main) {
+        const o = getComputedStyle(box).overflowX;
+        if (o !== "visible") break;
+        box = box.parentElement;
+      }
+      const hidden = box && box !== main ? box.scrollWidth - box.clientWidth : 0;
+      if (hidden > 1) {
+        const clipped = ["hidden", "clip"].includes(getComputedStyle(box).overflowX);
+        findings.push(["scrolled-table", describe(table),
+          hidden + " px of its columns " + (clipped ? "clipped" : "hidden in a scroll box") +
+          " (" + Math.round(table.getBoundingClientRect().width) + " px wide in a box of " + box.clientWidth + ")"]);
+      }
+      const edge = hidden > 1 ? box.getBoundingClientRect().left + box.clientLeft + box.clientWidth : Infinity;
+      const cut = [];
+      for (const w of words(table)) {
+        const lines = new Set(w.rects.map((r) => Math.round(r.top)));
+        if (lines.size > 1) {
+          cut.push('"' + w.text + '" broken over ' + lines.size + " lines");
+        } else if (w.rects.some((r) => r.left < edge - 1 && r.right > edge + 1)) {
+          cut.push('"' + w.text + '" cut by the edge of its scroll box');
+        }
+      }
+      if (cut.length) {
+        findings.push(["cut-word", describe(table), cut.slice(0, 3).join("; ") +
+          (cut.length > 3 ? " and " + (cut.length - 3) + " more" : "")]);
+      }
+    }
   }
 
   function wrappedDiagrams(main) {
@@ -172,6 +231,7 @@
       findings.push(["unread", location.pathname, "no <main> element"]);
     } else {
       columnOverflow(main);
+      tables(main);
       wrappedDiagrams(main);
       figures(main);
     }
