@@ -63,6 +63,7 @@ impl Order {
         }
     }
 
+    // ANCHOR: arrange
     /// Puts a batch of woken tasks in the order they are to be polled.
     pub(crate) fn arrange<T>(&self, batch: &mut [T]) {
         if let Order::Seeded { rng, .. } = self {
@@ -71,6 +72,7 @@ impl Order {
             rng.set(state);
         }
     }
+    // ANCHOR_END: arrange
 }
 
 /// Fisher-Yates: every order of `items` equally likely (up to the

@@ -5,7 +5,7 @@
 //!
 //! Both read on a phone: one small table per group of behaviours, short
 //! column heads that wrap, a difference's reason in a numbered note under
-//! the tables rather than in a cell.
+//! the tables rather than in a cell (one note for the rows that share it).
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -47,9 +47,16 @@ pub fn table(scenarios: &[Scenario], runtimes: &[Arc<dyn Runtime>]) -> (String, 
                 let cell = match run(rt, sc).0 {
                     Verdict::Pass => "pass".to_owned(),
                     Verdict::Differs(why) => {
-                        let note = format!("{} on {}: {why}.", sc.name, rt.name());
-                        notes.push(note);
-                        format!("differs ({})", notes.len())
+                        // One note per reason: the rows it explains share it.
+                        let note = format!("{}: {why}.", rt.name());
+                        let number = match notes.iter().position(|n| *n == note) {
+                            Some(i) => i + 1,
+                            None => {
+                                notes.push(note);
+                                notes.len()
+                            }
+                        };
+                        format!("differs ({number})")
                     }
                     Verdict::Fail { why, traces } => {
                         failed += 1;
