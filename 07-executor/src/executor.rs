@@ -12,7 +12,8 @@
 //! and turns the loop until that future is ready. One turn:
 //!
 //! 1. take every task woken so far, and poll each once, in the order they
-//!    were woken; then the ones woken meanwhile (a task that finished woke
+//!    were woken (or, made with a seed, in an order drawn from it:
+//!    `order.rs`); then the ones woken meanwhile (a task that finished woke
 //!    the one waiting for its permit), and so on until none is queued, but
 //!    for no more than `TURN_BUDGET` polls, so tasks that keep waking each
 //!    other cannot starve the sockets;
@@ -58,6 +59,7 @@ use testbed::turns::TurnLog;
 use crate::handle::{Handle, Shared};
 use crate::join::{JoinError, JoinHandle, TaskPanic};
 use crate::notify;
+use crate::order::Order;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
 use crate::stats::Stats;
@@ -133,12 +135,66 @@ pub struct Executor {
 }
 
 impl Executor {
-    /// An executor with its own epoll instance and self-pipe.
+    /// An executor with its own epoll instance and self-pipe, which polls
+    /// woken tasks in the order they were woken.
     ///
     /// # Errors
     ///
     /// The kernel refused the epoll instance or the socket pair.
     pub fn new() -> io::Result<Executor> {
+        Executor::build(None)
+    }
+
+    /// An executor that polls each batch of woken tasks in an order drawn
+    /// from `seed` instead of the order they were woken: a test that runs
+    /// its program under several seeds finds what works only in FIFO
+    /// order, and the seed of a failure replays its order (`order.rs` says
+    /// why the order matters).
+    ///
+    /// # Errors
+    ///
+    /// As [`Executor::new`].
+    ///
+    /// # Examples
+    ///
+    /// Three tasks spawned in turn, each noting its start: FIFO order
+    /// starts them as spawned; a seed starts them in its own order, the
+    /// same every time.
+    ///
+    /// ```
+    /// use std::cell::RefCell;
+    /// use std::rc::Rc;
+    /// use executor::Executor;
+    ///
+    /// fn starts(executor: Executor) -> Vec<u32> {
+    ///     let started = Rc::new(RefCell::new(Vec::new()));
+    ///     for n in 0..3 {
+    ///         let started = started.clone();
+    ///         drop(executor.spawn(async move { started.borrow_mut().push(n) }));
+    ///     }
+    ///     executor.block_on(async {}).expect("nothing waits");
+    ///     started.take()
+    /// }
+    /// assert_eq!(starts(Executor::new()?), [0, 1, 2]);
+    /// let seeded = starts(Executor::with_seed(3)?);
+    /// assert_eq!(seeded, starts(Executor::with_seed(3)?), "a seed replays its order");
+    /// let mut orders = Vec::new();
+    /// for seed in 0..8 {
+    ///     orders.push(starts(Executor::with_seed(seed)?));
+    /// }
+    /// assert!(orders.iter().any(|o| o != &[0, 1, 2]), "eight seeds, one order: {orders:?}");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn with_seed(seed: u64) -> io::Result<Executor> {
+        Executor::build(Some(seed))
+    }
+
+    /// The seed of [`Executor::with_seed`]; `None` in FIFO order.
+    pub fn seed(&self) -> Option<u64> {
+        self.handle.shared.order.seed()
+    }
+
+    fn build(seed: Option<u64>) -> io::Result<Executor> {
         let (notifier, notify_reader) = notify::pair()?;
         let shared = Shared {
             reactor: RefCell::new(Reactor::new(notify_reader)?),
@@ -152,6 +208,7 @@ impl Executor {
             running: Cell::new(false),
             closed: Cell::new(false),
             turns: RefCell::new(TurnLog::new()),
+            order: Order::new(seed),
         };
         Ok(Executor {
             handle: Handle {
@@ -274,6 +331,8 @@ impl Executor {
                 if ready.is_empty() {
                     break;
                 }
+                // FIFO unless the executor was made with a seed.
+                shared.order.arrange(&mut ready);
                 polls += ready.len();
                 shared.turns.borrow_mut().ran(ready.len());
                 let (mut output, mut root_panic) = (None, None);

@@ -24,6 +24,7 @@ use scheduler::TimerHeap;
 use testbed::turns::TurnLog;
 
 use crate::join::{JoinError, JoinHandle, TaskPanic};
+use crate::order::Order;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
 use crate::stats::Stats;
@@ -78,6 +79,9 @@ pub(crate) struct Shared {
     pub(crate) running: Cell<bool>,
     /// The [`Executor`](crate::Executor) has been dropped: a spawn is refused.
     pub(crate) closed: Cell<bool>,
+    /// FIFO, or drawn from a seed: the order a batch of woken tasks is
+    /// polled in (`order.rs`).
+    pub(crate) order: Order,
     /// Each wake-up of the loop, for the timeline page.
     pub(crate) turns: RefCell<TurnLog>,
 }

@@ -40,7 +40,8 @@
 //!   `Send + Sync` is in `waker.rs`); `schedule.rs`, the `scheduled` flag
 //!   and the ready queue other threads touch, with the orderings that make
 //!   a wake never lost, model-checked with loom (`sync.rs` picks std's or
-//!   loom's types); `time.rs`, [`Sleep`] and
+//!   loom's types); `order.rs`, the order a batch of woken tasks is polled
+//!   in, FIFO or drawn from a seed ([`Executor::with_seed`]); `time.rs`, [`Sleep`] and
 //!   [`Handle::timeout`] on stage 6's timer heap; `poll_state.rs` and
 //!   `stuck.rs`, how the loop knows that nothing can wake the tasks left
 //!   ([`Stuck`]); [`Semaphore`] (`semaphore.rs`), FIFO, for `--conns`;
@@ -104,6 +105,7 @@ mod executor;
 mod handle;
 mod join;
 mod notify;
+mod order;
 mod poll_state;
 mod reactor;
 mod request;

@@ -83,7 +83,9 @@ impl<R: AsyncRt> Clone for Ctx<R> {
 struct Shared<R: AsyncRt> {
     rt: R,
     rec: Arc<Recorder>,
-    parallel: bool,
+    /// Tasks run in parallel, or in a seeded order: the order two tasks'
+    /// timers wake them in says nothing about the timers.
+    unordered: bool,
     joins: Mutex<HashMap<&'static str, R::Join>>,
     aborts: Mutex<HashMap<&'static str, R::Abort>>,
     conn: Mutex<Option<R::Conn>>,
@@ -103,15 +105,16 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl<R: AsyncRt> Ctx<R> {
-    /// A context for one run on `rt`.
-    pub fn new(rt: R, rec: Arc<Recorder>, parallel: bool) -> Ctx<R> {
+    /// A context for one run on `rt`; `unordered` as
+    /// [`Runtime::unordered`](crate::Runtime::unordered) says.
+    pub fn new(rt: R, rec: Arc<Recorder>, unordered: bool) -> Ctx<R> {
         Ctx {
             shared: Arc::new(Shared {
                 sem: rt.semaphore(),
                 lock: rt.new_lock(),
                 rt,
                 rec,
-                parallel,
+                unordered,
                 joins: Mutex::new(HashMap::new()),
                 aborts: Mutex::new(HashMap::new()),
                 conn: Mutex::new(None),
@@ -362,7 +365,7 @@ async fn timers<R: AsyncRt>(ctx: &Ctx<R>, n: usize) {
         R::join(join).await;
     }
     let fired = std::mem::take(&mut *locked(&sh.fired));
-    sh.rec.log(timers_verdict(&fired, n, sh.parallel));
+    sh.rec.log(timers_verdict(&fired, n, sh.unordered));
 }
 
 /// The base of `Timers`' deadlines, once every timer's task is spawned
@@ -397,9 +400,9 @@ pub(crate) struct Fired {
 /// both were set before their deadlines (a timer set late, its deadline
 /// already past, may rightly be ready at once, ahead of an earlier one
 /// that a busy loop has not fired yet).
-pub(crate) fn timers_verdict(fired: &[Fired], n: usize, parallel: bool) -> String {
+pub(crate) fn timers_verdict(fired: &[Fired], n: usize, unordered: bool) -> String {
     let early = fired.iter().filter(|f| f.woke < f.deadline).count();
-    let late: Vec<Duration> = if parallel {
+    let late: Vec<Duration> = if unordered {
         Vec::new()
     } else {
         fired

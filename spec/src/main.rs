@@ -1,36 +1,45 @@
 //! `runtime-spec --all`: every behaviour against every runtime, as a
-//! table; `runtime-spec NAME...`: only the scenarios named.
+//! table; `runtime-spec NAME...`: only the scenarios named;
+//! `--runtime NAME` one runtime's column, `--seed N` 07's executor in the
+//! order drawn from seed `N` (what a failure under a seed says to type);
+//! `--markdown` the table for the book; `--traces NAME` one scenario's
+//! traces side by side on the one-thread runtimes.
 
 use std::process::ExitCode;
 
+use runtime_spec::cli::{self, Task};
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let all = runtime_spec::all();
-    let chosen: Vec<_> = if args.iter().any(|a| a == "--all") {
-        all
-    } else if args.is_empty() || args.iter().any(|a| a.starts_with('-')) {
-        eprintln!(
-            "usage: runtime-spec --all | runtime-spec SCENARIO... (names as `--all` prints them)"
-        );
-        return ExitCode::from(2);
-    } else {
-        let unknown: Vec<&String> = args
-            .iter()
-            .filter(|a| !all.iter().any(|s| s.name == a.as_str()))
-            .collect();
-        if !unknown.is_empty() {
-            eprintln!(
-                "runtime-spec: no scenario named {unknown:?}; `runtime-spec --all` lists them all"
-            );
+    let task = match cli::parse(&args) {
+        Ok(task) => task,
+        Err(line) => {
+            eprintln!("{line}");
             return ExitCode::from(2);
         }
-        all.into_iter()
-            .filter(|s| args.contains(&s.name.to_owned()))
-            .collect()
     };
     runtime_spec::quiet_scenario_panics();
-    let (table, failures) = runtime_spec::table(&chosen, &runtime_spec::runtimes());
-    print!("{table}");
+    let (text, failures) = match task {
+        Task::Table {
+            scenarios,
+            runtimes,
+            markdown: false,
+        } => runtime_spec::table(&scenarios, &runtimes),
+        Task::Table {
+            scenarios,
+            runtimes,
+            markdown: true,
+        } => runtime_spec::markdown::table(&scenarios, &runtimes),
+        Task::Traces(scenario) => {
+            // The one-thread runtimes: their traces can be read in order.
+            let one_thread: Vec<_> = runtime_spec::runtimes()
+                .into_iter()
+                .filter(|rt| !rt.parallel())
+                .collect();
+            runtime_spec::markdown::traces(&scenario, &one_thread)
+        }
+    };
+    print!("{text}");
     if failures == 0 {
         ExitCode::SUCCESS
     } else {

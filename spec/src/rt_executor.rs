@@ -1,5 +1,10 @@
 //! 07's executor: the same script, `.await`ed on its own primitives.
 //!
+//! With a seed, the executor polls each batch of woken tasks in an order
+//! drawn from it ([`Executor::with_seed`]): the suite runs every scenario
+//! under several seeds, so that an expectation that holds only in the
+//! order tasks were woken is found, and the seed of a failure replays it.
+//!
 //! Its `JoinHandle` cannot abort; a [`TaskSet`] of one task can, so every
 //! named task lives in a set of its own. 07 has no lock type: its
 //! one-permit [`Semaphore`] is the lock. A line is read with
@@ -26,17 +31,29 @@ pub const EXECUTOR: &str = "07-executor";
 
 /// 07's `Executor`.
 #[derive(Debug, Clone, Copy)]
-pub struct Executor07;
+pub struct Executor07 {
+    /// `None`: woken tasks are polled in the order they were woken. A
+    /// seed: each batch in an order drawn from it.
+    pub seed: Option<u64>,
+}
 
 impl Runtime for Executor07 {
     fn name(&self) -> &'static str {
         EXECUTOR
     }
 
+    fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
     fn run(&self, scenario: &Scenario, rec: Arc<Recorder>) -> Result<(), String> {
-        let executor = Executor::new().map_err(|e| e.to_string())?;
+        let executor = match self.seed {
+            None => Executor::new(),
+            Some(seed) => Executor::with_seed(seed),
+        }
+        .map_err(|e| e.to_string())?;
         let rt = ExecutorRt(executor.handle());
-        let ctx = Ctx::new(rt, rec, false);
+        let ctx = Ctx::new(rt, rec, self.seed.is_some());
         if scenario.uses_io() {
             ctx.connect().map_err(|e| e.to_string())?;
         }

@@ -21,6 +21,18 @@ pub trait Runtime: Send + Sync {
     fn parallel(&self) -> bool {
         false
     }
+    /// The seed its ready tasks' order is drawn from, if it is not the
+    /// order they were woken in.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
+    /// Is the order of two tasks' steps the order they were woken in? Not
+    /// where tasks run in parallel, nor where a seed shuffles them: there,
+    /// the trace's [`one_thread_order`](crate::one_thread_order) groups
+    /// may come in any order.
+    fn unordered(&self) -> bool {
+        self.parallel() || self.seed().is_some()
+    }
     /// Runs `scenario`'s script to its end, recording into `recorder`.
     /// `Err` says why the runtime could not even start.
     fn run(&self, scenario: &Scenario, recorder: Arc<Recorder>) -> Result<(), String>;
@@ -44,20 +56,26 @@ pub enum Verdict {
 
 /// Runs `scenario` on `runtime` and compares its trace.
 pub fn verdict(runtime: &Arc<dyn Runtime>, scenario: &Scenario) -> Verdict {
+    run(runtime, scenario).0
+}
+
+/// Runs `scenario` on `runtime`: the verdict, and the trace the run
+/// recorded (empty where the runtime differs, and so did not run it).
+pub fn run(runtime: &Arc<dyn Runtime>, scenario: &Scenario) -> (Verdict, Trace) {
     if let Some(why) = scenario.differs_on(runtime.name()) {
-        return Verdict::Differs(why);
+        return (Verdict::Differs(why), Trace::default());
     }
-    let parallel = runtime.parallel();
-    let fail = |why: String, trace: &Trace| Verdict::Fail {
-        why,
-        traces: side_by_side(&scenario.expect, trace, parallel),
+    let unordered = runtime.unordered();
+    let fail = |why: String, trace: Trace| {
+        let traces = side_by_side(&scenario.expect, &trace, unordered);
+        (Verdict::Fail { why, traces }, trace)
     };
     match run_bounded(runtime, scenario) {
-        Ok(trace) => match check(&scenario.expect, &trace, parallel) {
-            Ok(()) => Verdict::Pass,
-            Err(why) => fail(why, &trace),
+        Ok(trace) => match check(&scenario.expect, &trace, unordered) {
+            Ok(()) => (Verdict::Pass, trace),
+            Err(why) => fail(why, trace),
         },
-        Err((why, trace)) => fail(why, &trace),
+        Err((why, trace)) => fail(why, trace),
     }
 }
 

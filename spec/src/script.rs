@@ -46,8 +46,9 @@ pub enum Step {
     /// Starts this many tasks, each with one timer, deadlines 0 to 9 ms
     /// after one base instant in a shuffled order; when all have fired,
     /// records `timers fired in order, none early`, or what went wrong.
-    /// Where tasks run in parallel, the order of two tasks' wake-ups says
-    /// nothing about the timers, and only "none early" is checked.
+    /// Where tasks run in parallel or in a seeded order, the order of two
+    /// tasks' wake-ups says nothing about the timers, and only "none
+    /// early" is checked.
     Timers(usize),
     /// One of `Timers`' tasks: sleeps until the base instant plus this
     /// many milliseconds, and records when it woke.

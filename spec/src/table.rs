@@ -14,7 +14,7 @@ use crate::script::Scenario;
 pub fn runtimes() -> Vec<Arc<dyn Runtime>> {
     vec![
         Arc::new(Fibers06),
-        Arc::new(Executor07),
+        Arc::new(Executor07 { seed: None }),
         Arc::new(Tokio {
             multi_thread: false,
         }),
@@ -28,7 +28,11 @@ pub fn table(scenarios: &[Scenario], runtimes: &[Arc<dyn Runtime>]) -> (String, 
     let width = scenarios.iter().map(|s| s.name.len()).max().unwrap_or(8);
     let mut out = format!("{:<10} {:<width$}", "group", "behaviour");
     for rt in runtimes {
-        let _ = write!(out, " | {:<12}", rt.name());
+        let head = match rt.seed() {
+            Some(seed) => format!("{} seed {seed}", rt.name()),
+            None => rt.name().to_owned(),
+        };
+        let _ = write!(out, " | {head:<12}");
     }
     out.push('\n');
     let mut notes = String::new();

@@ -4,7 +4,8 @@
 //! lower bound on its time ("not before 10 ms": a runtime may be late,
 //! never early; exact times would fail on a busy machine). A group of
 //! events may come in any order among themselves, where a runtime may
-//! legitimately order them either way (tasks that run in parallel).
+//! legitimately order them either way (tasks that run in parallel, or
+//! one at a time in an order drawn from a seed).
 
 use std::fmt::Write as _;
 use std::sync::Mutex;
@@ -17,8 +18,9 @@ pub enum Expect {
     Event(String, Duration),
     /// These events next, in any order.
     Unordered(Vec<Expect>),
-    /// In this order on a runtime with one thread; in any order where
-    /// tasks run in parallel.
+    /// In this order on a runtime with one thread that polls tasks in the
+    /// order they were woken; in any order where tasks run in parallel or
+    /// in an order drawn from a seed.
     OrderedOnOneThread(Vec<Expect>),
 }
 
@@ -37,7 +39,8 @@ pub fn any_order(events: Vec<Expect>) -> Expect {
     Expect::Unordered(events)
 }
 
-/// Events in order where one thread runs every task.
+/// Events in order where one thread runs every task, in the order they
+/// were woken.
 pub fn one_thread_order(events: Vec<Expect>) -> Expect {
     Expect::OrderedOnOneThread(events)
 }
@@ -98,28 +101,30 @@ impl Default for Recorder {
 }
 
 /// Flattens `expect` into groups of events that may come in any order.
-fn groups(expect: &[Expect], parallel: bool, out: &mut Vec<Vec<(String, Duration)>>) {
+fn groups(expect: &[Expect], unordered: bool, out: &mut Vec<Vec<(String, Duration)>>) {
     for item in expect {
         match item {
             Expect::Event(name, min) => out.push(vec![(name.clone(), *min)]),
             Expect::Unordered(inner) => {
                 let mut flat = Vec::new();
-                groups(inner, parallel, &mut flat);
+                groups(inner, unordered, &mut flat);
                 out.push(flat.into_iter().flatten().collect());
             }
-            Expect::OrderedOnOneThread(inner) if parallel => {
-                groups(&[Expect::Unordered(inner.clone())], parallel, out)
+            Expect::OrderedOnOneThread(inner) if unordered => {
+                groups(&[Expect::Unordered(inner.clone())], unordered, out)
             }
-            Expect::OrderedOnOneThread(inner) => groups(inner, parallel, out),
+            Expect::OrderedOnOneThread(inner) => groups(inner, unordered, out),
         }
     }
 }
 
-/// Does `trace` match `expect`? `parallel`: the runtime runs tasks on
-/// several threads at once. `Err` says where it went wrong.
-pub fn check(expect: &[Expect], trace: &Trace, parallel: bool) -> Result<(), String> {
+/// Does `trace` match `expect`? `unordered`: the runtime runs tasks on
+/// several threads at once, or in an order drawn from a seed
+/// ([`Runtime::unordered`](crate::Runtime::unordered)). `Err` says where
+/// it went wrong.
+pub fn check(expect: &[Expect], trace: &Trace, unordered: bool) -> Result<(), String> {
     let mut flat = Vec::new();
-    groups(expect, parallel, &mut flat);
+    groups(expect, unordered, &mut flat);
     let mut at = 0;
     for group in &flat {
         let end = at + group.len();
@@ -156,22 +161,50 @@ pub fn check(expect: &[Expect], trace: &Trace, parallel: bool) -> Result<(), Str
     Ok(())
 }
 
-/// Expected and actual traces side by side, one event a line.
-pub fn side_by_side(expect: &[Expect], trace: &Trace, parallel: bool) -> String {
+/// One event of an expected trace, flattened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectedEvent {
+    /// What is recorded.
+    pub name: String,
+    /// Its lower bound on time (zero: none).
+    pub not_before: Duration,
+    /// It belongs to a group of events that may come in any order.
+    pub any_order: bool,
+}
+
+/// The expected trace one event a line, as a runtime (`unordered` or
+/// not) is held to it.
+pub fn expected_events(expect: &[Expect], unordered: bool) -> Vec<ExpectedEvent> {
     let mut flat = Vec::new();
-    groups(expect, parallel, &mut flat);
-    let mut left = Vec::new();
-    for group in flat {
-        let mark = if group.len() > 1 { "~ " } else { "" };
-        for (name, min) in group {
-            let bound = if min.is_zero() {
+    groups(expect, unordered, &mut flat);
+    flat.into_iter()
+        .flat_map(|group| {
+            let any_order = group.len() > 1;
+            group
+                .into_iter()
+                .map(move |(name, not_before)| ExpectedEvent {
+                    name,
+                    not_before,
+                    any_order,
+                })
+        })
+        .collect()
+}
+
+/// Expected and actual traces side by side, one event a line.
+pub fn side_by_side(expect: &[Expect], trace: &Trace, unordered: bool) -> String {
+    let left: Vec<String> = expected_events(expect, unordered)
+        .into_iter()
+        .map(|e| {
+            let mark = if e.any_order { "~ " } else { "" };
+            let bound = if e.not_before.is_zero() {
                 String::new()
             } else {
-                format!(" (>= {} ms)", min.as_millis())
+                format!(" (>= {} ms)", e.not_before.as_millis())
             };
-            left.push(format!("{mark}{name}{bound}"));
-        }
-    }
+            format!("{mark}{}{bound}", e.name)
+        })
+        .collect();
     let right: Vec<String> = trace
         .events
         .iter()

@@ -61,19 +61,23 @@
 //! - `svg.rs`: its picture and its page, and the text primitives
 //!   (thousands, escaping);
 //! - `make.rs` remakes figures, `check.rs` checks them; this file reads
-//!   the command line and calls one or the other.
+//!   the command line and calls one or the other;
+//! - `spec.rs`: the behaviour suite's figures (`spec-table`,
+//!   `spec-traces`), printed by `runtime-spec` rather than made from stage
+//!   runs, so without a `.cmd`; made and checked there.
 
 mod check;
 mod data;
 pub mod list;
 mod make;
+mod spec;
 mod stages;
 pub mod svg;
 mod table;
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
 use crate::cargo;
 
@@ -109,7 +113,8 @@ pub struct Args {
     #[arg(long)]
     pub release: bool,
     /// The figures to remake or check, by name (NAME.cmd in
-    /// book/src/figures); all of them when none is given. A figure that
+    /// book/src/figures, or the behaviour suite's spec-table and
+    /// spec-traces); all of them when none is given. A figure that
     /// shares a run with a named one comes along.
     #[arg(value_name = "NAME")]
     pub names: Vec<String>,
@@ -121,12 +126,36 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let release = !check || args.release;
     let names = &args.names;
     let all = list::figures(&root.join(DIR))?;
-    let chosen = list::chosen(&all, names)?;
+    // The suite's figures have no `.cmd`: they are named apart.
+    let (spec_names, run_names): (Vec<String>, Vec<String>) =
+        names.iter().cloned().partition(|n| spec::is_spec(n));
+    let chosen = if !names.is_empty() && run_names.is_empty() {
+        Vec::new()
+    } else {
+        list::chosen(&all, &run_names)?
+    };
+    let spec_chosen = if !names.is_empty() && spec_names.is_empty() {
+        Vec::new()
+    } else {
+        spec::chosen(&spec_names)
+    };
     let target = cargo::target_dir(root)?;
     let bins = stages::build(root, &target, release)?;
     if check {
-        check::check_all(root, &bins, &chosen)
+        let spec_problems = spec::check(root, &bins, &spec_chosen);
+        if !chosen.is_empty() {
+            check::check_all(root, &bins, &chosen)?;
+        }
+        if !spec_problems.is_empty() {
+            bail!(
+                "the behaviour suite's figures disagree with a fresh run:\n  {}\n\
+                 Remake them with `cargo xtask figures spec-table spec-traces` and commit.",
+                spec_problems.join("\n  ")
+            );
+        }
+        Ok(())
     } else {
+        spec::make(root, &bins, &spec_chosen)?;
         let scratch = target.join(SCRATCH);
         std::fs::create_dir_all(&scratch)?;
         make::regenerate(root, &bins, &scratch, &chosen)

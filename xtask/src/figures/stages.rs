@@ -9,8 +9,8 @@ use anyhow::{Context, Result, bail};
 use super::list::{Run, Source};
 use crate::cargo;
 
-/// Builds every stage's binary and the testbed's (not the bench's nor
-/// xtask's), in release or debug, and returns the folder they are in:
+/// Builds every stage's binary, the testbed's and `runtime-spec` (not the
+/// bench's nor xtask's), in release or debug, and returns the folder they are in:
 /// `debug/` or `release/` in cargo's target folder `target`.
 pub(super) fn build(root: &Path, target: &Path, release: bool) -> Result<PathBuf> {
     let mut build = cargo::command();
