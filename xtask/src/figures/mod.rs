@@ -60,6 +60,8 @@
 //! - `table.rs`: a figure's Markdown (data line, anchors, tables);
 //! - `svg.rs`: its picture and its page, and the text primitives
 //!   (thousands, escaping);
+//! - `transcript.rs`: a console session the book shows (`NAME.console`,
+//!   made into `NAME.txt`), run and checked like a figure;
 //! - `make.rs` remakes figures, `check.rs` checks them; this file reads
 //!   the command line and calls one or the other.
 
@@ -70,6 +72,7 @@ mod make;
 mod stages;
 pub mod svg;
 mod table;
+pub mod transcript;
 
 use std::path::Path;
 
@@ -121,14 +124,51 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let release = !check || args.release;
     let names = &args.names;
     let all = list::figures(&root.join(DIR))?;
-    let chosen = list::chosen(&all, names)?;
+    let transcripts = transcript::list(&root.join(DIR))?;
+    // A name is a figure's or a transcript's.
+    let (session_names, figure_names): (Vec<String>, Vec<String>) = names
+        .iter()
+        .cloned()
+        .partition(|name| transcripts.iter().any(|t| &t.name == name));
+    let chosen = if !names.is_empty() && figure_names.is_empty() {
+        Vec::new()
+    } else {
+        list::chosen(&all, &figure_names)?
+    };
+    let sessions: Vec<&transcript::Transcript> = transcripts
+        .iter()
+        .filter(|t| names.is_empty() || session_names.contains(&t.name))
+        .collect();
     let target = cargo::target_dir(root)?;
     let bins = stages::build(root, &target, release)?;
+    let dir = root.join(DIR);
     if check {
-        check::check_all(root, &bins, &chosen)
+        let problems = transcript::check(&dir, &bins, &sessions)?;
+        let figures = if chosen.is_empty() {
+            Ok(())
+        } else {
+            check::check_all(root, &bins, &chosen)
+        };
+        if !problems.is_empty() {
+            anyhow::bail!(
+                "transcripts the binaries no longer print:\n  {}",
+                problems.join("\n  ")
+            );
+        }
+        if !sessions.is_empty() {
+            println!(
+                "transcripts: {} checked, each is what its session prints",
+                sessions.len()
+            );
+        }
+        figures
     } else {
         let scratch = target.join(SCRATCH);
         std::fs::create_dir_all(&scratch)?;
+        transcript::make(&dir, &bins, &sessions)?;
+        if chosen.is_empty() {
+            return Ok(());
+        }
         make::regenerate(root, &bins, &scratch, &chosen)
     }
 }
