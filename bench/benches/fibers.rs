@@ -25,10 +25,10 @@
 //!
 //! Not here: the race's workloads (`benches/ladder.rs`).
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::Pin;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::task::{Context, Poll};
@@ -74,7 +74,10 @@ unsafe impl GlobalAlloc for Counting {
         // is valid for it, as the caller guarantees.
         let moved = unsafe { System.realloc(block, layout, new_size) };
         if !moved.is_null() {
-            LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+            LIVE.fetch_add(
+                new_size as isize - layout.size() as isize,
+                Ordering::Relaxed,
+            );
         }
         moved
     }
