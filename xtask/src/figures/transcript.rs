@@ -162,8 +162,33 @@ pub fn committed(text: &str) -> Option<&str> {
     text.get(start..end)
 }
 
-/// A session's text with every number as `#`: what two runs of it share.
+/// A session's text with every number as `#`, and every duration as
+/// `#s` (a run prints `999.8ms` where another prints `1.00s`): what two
+/// runs of it share.
 pub fn shape(text: &str) -> String {
+    let masked = numbers_masked(text);
+    let mut out = String::with_capacity(masked.len());
+    let mut rest = masked.as_str();
+    while let Some(at) = rest.find('#') {
+        out.push_str(&rest[..=at]);
+        rest = &rest[at + 1..];
+        for unit in ["ms", "µs", "us", "s"] {
+            let Some(after) = rest.strip_prefix(unit) else {
+                continue;
+            };
+            if !after.starts_with(|c: char| c.is_alphanumeric()) {
+                out.push('s');
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` with every number as `#`.
+fn numbers_masked(text: &str) -> String {
     let mut out = String::new();
     let mut in_number = false;
     for c in text.chars() {
@@ -273,6 +298,12 @@ mod tests {
             shape(kept),
             shape("$ run\n200 items in 218.7 ms, 93.1% of 1,970\n")
         );
+        // A duration may change its unit; a word after a number may not.
+        assert_eq!(
+            shape("after 1.00s: 197 items"),
+            shape("after 999.8ms: 197 items")
+        );
+        assert_ne!(shape("197 items"), shape("197 itemss"));
         let edited = "$ run\n200 items in 218.7ms, 93.1% of 1,970, all fine\n";
         let (line, ..) = first_difference(&shape(kept), &shape(edited)).expect("a difference");
         assert_eq!(line, 2);
