@@ -189,10 +189,16 @@ pub fn shape(text: &str) -> String {
 
 /// `text` with every number as `#`.
 fn numbers_masked(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::new();
     let mut in_number = false;
-    for c in text.chars() {
-        let digit = c.is_ascii_digit() || (in_number && (c == '.' || c == ','));
+    for (i, &c) in chars.iter().enumerate() {
+        // A `.` or `,` belongs to a number only between two digits
+        // (`1,970`, `218.7`), not at a sentence's end.
+        let joins = (c == '.' || c == ',')
+            && in_number
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+        let digit = c.is_ascii_digit() || joins;
         if digit && !in_number {
             out.push('#');
         } else if !digit {
@@ -200,8 +206,6 @@ fn numbers_masked(text: &str) -> String {
         }
         in_number = digit;
     }
-    // A number's trailing `.` or `,` was taken as part of it: a sentence's
-    // end after a number reads the same in both texts, so nothing is lost.
     out
 }
 
