@@ -3,8 +3,9 @@
 //! `book/src/figures/NAME.console` holds the session, one command a line:
 //! `SHOWN | RUN`, where `SHOWN` is the command as the reader types it
 //! (`cargo run --release -p select -- --conns 1100`) and `RUN` the shell
-//! command that xtask runs for it, with the stage binaries and the
-//! testbed's first on `PATH` (`04-select --conns 1100`). A line without
+//! command that xtask runs for it, with the stage binaries, their
+//! examples and the testbed's binaries first on `PATH` (`04-select
+//! --conns 1100`). A line without
 //! `SHOWN` (`| RUN`) runs unseen: waiting for a server to listen, say.
 //! `#` starts a comment. The lines run in one `bash`, in order, so a
 //! server started with `&` on one line serves the next; whatever is still
@@ -118,7 +119,7 @@ pub fn run(bins: &Path, transcript: &Transcript) -> Result<String> {
     // A server started in the background must not outlive the session.
     script.push_str("kill $(jobs -p) 2>/dev/null\nwait 2>/dev/null\ntrue\n");
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut paths: Vec<PathBuf> = vec![bins.to_owned()];
+    let mut paths: Vec<PathBuf> = vec![bins.to_owned(), bins.join("examples")];
     paths.extend(std::env::split_paths(&path));
     let output = Command::new("bash")
         .arg("-c")
