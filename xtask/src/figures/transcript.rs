@@ -5,7 +5,8 @@
 //! (`cargo run --release -p select -- --conns 1100`) and `RUN` the shell
 //! command that xtask runs for it, with the stage binaries, their
 //! examples and the testbed's binaries first on `PATH` (`04-select
-//! --conns 1100`). A line without
+//! --conns 1100`); `$BINS` is their folder, for an example whose name a
+//! binary also has (`"$BINS/examples/race"`). A line without
 //! `SHOWN` (`| RUN`) runs unseen: waiting for a server to listen, say.
 //! `#` starts a comment. The lines run in one `bash`, in order, so a
 //! server started with `&` on one line serves the next; whatever is still
@@ -125,6 +126,7 @@ pub fn run(bins: &Path, transcript: &Transcript) -> Result<String> {
         .arg("-c")
         .arg(format!("exec 2>&1\n{script}"))
         .env("PATH", std::env::join_paths(paths)?)
+        .env("BINS", bins)
         .output()
         .context("cannot run bash")?;
     let printed = String::from_utf8_lossy(&output.stdout);
@@ -199,7 +201,13 @@ fn numbers_masked(text: &str) -> String {
         let joins = (c == '.' || c == ',')
             && in_number
             && chars.get(i + 1).is_some_and(char::is_ascii_digit);
-        let digit = c.is_ascii_digit() || joins;
+        // So does a sign right before its digits (`-600`, `+1000`): a run
+        // may lose either payment of a race it shows.
+        let sign = (c == '-' || c == '+')
+            && !in_number
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+            && !(i > 0 && chars[i - 1].is_alphanumeric());
+        let digit = c.is_ascii_digit() || joins || sign;
         if digit && !in_number {
             out.push('#');
         } else if !digit {
@@ -309,6 +317,11 @@ mod tests {
             shape("after 999.8ms: 197 items")
         );
         assert_ne!(shape("197 items"), shape("197 itemss"));
+        assert_eq!(
+            shape("balance -600: a payment of +1000 was lost"),
+            shape("balance 1000: a payment of -600 was lost")
+        );
+        assert_ne!(shape("--conns 480"), shape("-conns 480"));
         let edited = "$ run\n200 items in 218.7ms, 93.1% of 1,970, all fine\n";
         let (line, ..) = first_difference(&shape(kept), &shape(edited)).expect("a difference");
         assert_eq!(line, 2);
