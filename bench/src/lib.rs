@@ -7,7 +7,8 @@
 //!   on one latency-bound workload and one zero-latency workload, in one
 //!   run: a table, a chart ([`chart`]), each contender's timeline, and
 //!   `--json` rows carrying the stage report's keys plus the client's CPU
-//!   time. `--quick` takes about a minute (three rounds of everything).
+//!   time. `--quick` runs three rounds of everything, on half the items (65 s
+//!   on an idle two-core machine, 2 minutes on a busy one).
 //! - `cargo bench -p bench` (`benches/ladder.rs`): criterion, one group per
 //!   question: `latency_bound`, `uneven`, `overhead` (wall time) and
 //!   `overhead_cpu` (the client's CPU time), `scale`. HTML report in

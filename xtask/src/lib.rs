@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask check-book`: every `{{#include}}` in the book points at a
 //!   file and anchor that exist and include something, every measured
-//!   number the prose types is the one its figure holds ([`quoted`]), then
+//!   number the prose types, on any page, names its source and is the one
+//!   that source holds, or is marked as an input ([`quoted`]), then
 //!   `mdbook build book` must print no warning, and no glossary term is
 //!   used before the chapter that defines it, unless linked ([`terms`]).
 //! - `cargo xtask check-layout`: builds the book and reads every page in

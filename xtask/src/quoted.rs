@@ -18,12 +18,29 @@
 //! `6.8 ms<!-- from elsewhere: the latency model's mean -->`; the tag
 //! speaks for every number before it on its line.
 //!
-//! [`check`] fails when a typed number is not the one its source holds
-//! (a hand edit, or a figure remade since), when a source does not
-//! exist, when prose types, untagged, a number that a figure the page
-//! shows holds (a copy nobody would update), and when a throughput or a
-//! CPU time (a number followed by `items/s`, `items a second` or `µs`)
-//! names no source at all.
+//! A number the reader *chooses* is not a measurement: a flag's value, a
+//! server's latency, a model's parameter. Inside a code span
+//! (`` `--latency 5ms` ``) it is never read; in prose it is followed by
+//! `<!-- input -->` (or `<!-- input: WHY -->`), which, like `elsewhere`,
+//! speaks for every number before it on its line:
+//! `against the 5 ms<!-- input --> server`.
+//!
+//! [`check`] reads every page of the book and fails when a typed number
+//! is not the one its source holds (a hand edit, or a figure remade
+//! since), when a source does not exist, when prose types, untagged, a
+//! number that a figure the page shows holds (a copy nobody would
+//! update), and when a measured number (one followed by a unit of
+//! [`UNITS`]: `items/s`, `items a second`, `µs`, `ms`, `bytes`, `KiB`,
+//! `MiB`, `calls`, or a percentage) names no source at all. Since every
+//! page quotes its sources, two chapters that quote one source agree.
+//!
+//! Left alone, so that the check stays quiet where nothing is measured:
+//! a number glued to a word (`v0.1`, `5ms`, `ch06`), a number without a
+//! unit (chapter and version numbers, counts), the cells of a table the
+//! chapter typed (its runs are shown whole with their commands; only its
+//! tagged cells are checked), a figure's caption (`<figure ...>`: it
+//! names its run's settings, which the figure's `.cmd` holds), code
+//! blocks, code spans and `{{#include}}`s.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,6 +48,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use crate::includes::anchored;
+use scan::{distinctive, last_number, leading_number, numbers, prose_lines};
 
 /// Where the figures live, relative to the book's `src`.
 const FIGURES: &str = "figures";
@@ -39,11 +57,24 @@ const TAG: &str = "<!-- from ";
 /// The source of a number no figure holds (a model's prediction, a run
 /// the chapter shows in full): `<!-- from elsewhere: WHY -->`.
 const ELSEWHERE: &str = "elsewhere";
-/// Units that only a measurement carries in this book: a number typed
-/// with one of them names its source, whatever page it is on. (A
-/// percentage or a millisecond is as often a setting: `--faults
-/// nak=0.1`, `--latency 5ms`.)
-const UNITS: [&str; 3] = ["items/s", "items a second", "µs"];
+/// The opening of an input's tag: `<!-- input -->` or `<!-- input: WHY -->`
+/// says that every number before it on its line is a setting the reader
+/// chooses (a flag's value, a model's parameter), not a measurement.
+const INPUT: &str = "<!-- input";
+/// Units of measurement: a number typed with one of them (or with `%`)
+/// names its source, or is an input, whatever page it is on. A unit is
+/// matched as a whole word (`ms` is not the start of `msgs`).
+const UNITS: [&str; 9] = [
+    "items/s",
+    "items a second",
+    "µs",
+    "ms",
+    "bytes",
+    "KiB",
+    "MiB",
+    "calls",
+    "%",
+];
 /// The anchors of a figure that are measurements (timings and their
 /// ratios): a typed copy of one of them is a copy nobody would update.
 /// Counts (items, connections) are settings or exact, and coincide with
@@ -206,6 +237,11 @@ pub fn check_page(text: &str, read: impl Fn(&str) -> Option<String>) -> Vec<Prob
         if line.starts_with('|') {
             continue;
         }
+        // A figure's caption names the settings of its run, which the
+        // figure's `.cmd` holds.
+        if line.trim_start().starts_with("<figure") {
+            continue;
+        }
         for (number, tagged, unit) in numbers(line) {
             if tagged {
                 continue;
@@ -219,12 +255,18 @@ pub fn check_page(text: &str, read: impl Fn(&str) -> Option<String>) -> Vec<Prob
                     ),
                 });
             } else if let Some(unit) = unit {
+                let quoted = if unit == "%" {
+                    number.clone()
+                } else {
+                    format!("{number} {unit}")
+                };
                 problems.push(Problem {
                     line: i + 1,
                     what: format!(
-                        "{number} {unit} is a measurement typed without its source: \
+                        "{quoted} is a measurement typed without its source: \
                          include it, or name it with <!-- from NAME:ANCHOR -->, \
-                         <!-- from NAME: ROW | COLUMN --> or <!-- from elsewhere: WHY -->"
+                         <!-- from NAME: ROW | COLUMN --> or <!-- from elsewhere: WHY -->; \
+                         a setting is put in a code span or followed by <!-- input -->"
                     ),
                 });
             }
@@ -323,119 +365,6 @@ fn shown_figures(text: &str) -> Vec<String> {
     names
 }
 
-/// A value worth catching as a typed copy: a number with a thousands
-/// comma or a decimal point, or a percentage (a bare `400` or `20` is as
-/// likely an item count or a setting as a copy). Returns its number.
-fn distinctive(value: &str) -> Option<String> {
-    let number = leading_number(value);
-    let marked = number.contains(',') || number.contains('.') || value.trim().ends_with('%');
-    (marked && number.chars().any(|c| c.is_ascii_digit() && c != '0')).then_some(number)
-}
-
-/// The number a value starts with (`11.9 ms` → `11.9`, `94%` → `94%`).
-fn leading_number(value: &str) -> String {
-    numbers(value)
-        .into_iter()
-        .next()
-        .map_or_else(|| value.trim().to_owned(), |(n, ..)| n)
-}
-
-/// The last number in `text`, if any.
-fn last_number(text: &str) -> Option<String> {
-    numbers(text).pop().map(|(n, ..)| n)
-}
-
-/// The numbers of a line (`1,836`, `0.94`, `94%`), each with whether a
-/// source tag follows it and the unit of measurement that follows it, if
-/// it is one of [`UNITS`]; numbers inside `{{...}}`, code spans and
-/// comments other than tags are skipped.
-fn numbers(line: &str) -> Vec<(String, bool, Option<&'static str>)> {
-    let mut found = Vec::new();
-    let chars: Vec<char> = line.chars().collect();
-    let (mut i, mut skip_until) = (0, None::<&str>);
-    while i < chars.len() {
-        let rest: String = chars[i..].iter().take(10).collect();
-        if let Some(end) = skip_until {
-            if rest.starts_with(end) {
-                i += end.chars().count();
-                skip_until = None;
-            } else {
-                i += 1;
-            }
-            continue;
-        }
-        if rest.starts_with("{{") {
-            skip_until = Some("}}");
-        } else if rest.starts_with('`') {
-            skip_until = Some("`");
-            i += 1;
-            continue;
-        } else if rest.starts_with("<!--") {
-            // A comment, a source tag among them, says no number of the text.
-            skip_until = Some("-->");
-        }
-        if skip_until.is_some() {
-            i += 1;
-            continue;
-        }
-        let starts = chars[i].is_ascii_digit() && (i == 0 || !is_word(chars[i - 1]));
-        if !starts {
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j < chars.len()
-            && (chars[j].is_ascii_digit()
-                || ((chars[j] == ',' || chars[j] == '.')
-                    && chars.get(j + 1).is_some_and(char::is_ascii_digit)))
-        {
-            j += 1;
-        }
-        let mut number: String = chars[i..j].iter().collect();
-        if chars.get(j) == Some(&'%') {
-            number.push('%');
-            j += 1;
-        }
-        // A word glued to the number (`5ms`, `v0`) is a name, not a quote.
-        if chars.get(j).is_some_and(|c| is_word(*c)) {
-            i = j;
-            continue;
-        }
-        let after: String = chars[j..].iter().collect();
-        // Tagged: a source tag follows before any other number, or an
-        // `elsewhere` tag follows, which speaks for every number before it.
-        let tagged = after.find(TAG).is_some_and(|at| {
-            after[at + TAG.len()..].trim_start().starts_with(ELSEWHERE)
-                || !after[..at].chars().any(|c| c.is_ascii_digit())
-        });
-        let unit = UNITS
-            .into_iter()
-            .find(|unit| after.trim_start().starts_with(unit));
-        found.push((number, tagged, unit));
-        i = j;
-    }
-    found
-}
-
-fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '-' || c == '.' || c == '/'
-}
-
-/// The lines of a page a reader reads as prose: not inside code fences,
-/// 1-based numbering kept by returning each line's 0-based index.
-fn prose_lines(text: &str) -> Vec<(usize, &str)> {
-    let mut fenced = false;
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| {
-            if line.trim_start().starts_with("```") {
-                fenced = !fenced;
-                return false;
-            }
-            !fenced
-        })
-        .collect()
-}
-
+mod scan;
 #[cfg(test)]
 mod tests;

@@ -60,6 +60,8 @@
 //! - `table.rs`: a figure's Markdown (data line, anchors, tables);
 //! - `svg.rs`: its picture and its page, and the text primitives
 //!   (thousands, escaping);
+//! - `transcript.rs`: a console session the book shows (`NAME.console`,
+//!   made into `NAME.txt`), run and checked like a figure;
 //! - `make.rs` remakes figures, `check.rs` checks them; this file reads
 //!   the command line and calls one or the other;
 //! - `spec.rs`: the behaviour suite's figures (`spec-table`,
@@ -74,6 +76,7 @@ mod spec;
 mod stages;
 pub mod svg;
 mod table;
+pub mod transcript;
 
 use std::path::Path;
 
@@ -126,26 +129,39 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
     let release = !check || args.release;
     let names = &args.names;
     let all = list::figures(&root.join(DIR))?;
-    // The suite's figures have no `.cmd`: they are named apart.
-    let (spec_names, run_names): (Vec<String>, Vec<String>) =
+    let transcripts = transcript::list(&root.join(DIR))?;
+    // A name is a figure's, a transcript's or one of the suite's figures
+    // (which have no `.cmd`).
+    let (spec_names, rest): (Vec<String>, Vec<String>) =
         names.iter().cloned().partition(|n| spec::is_spec(n));
-    let chosen = if !names.is_empty() && run_names.is_empty() {
+    let (session_names, figure_names): (Vec<String>, Vec<String>) = rest
+        .into_iter()
+        .partition(|name| transcripts.iter().any(|t| &t.name == name));
+    let chosen = if !names.is_empty() && figure_names.is_empty() {
         Vec::new()
     } else {
-        list::chosen(&all, &run_names)?
+        list::chosen(&all, &figure_names)?
     };
     let spec_chosen = if !names.is_empty() && spec_names.is_empty() {
         Vec::new()
     } else {
         spec::chosen(&spec_names)
     };
+    let sessions: Vec<&transcript::Transcript> = transcripts
+        .iter()
+        .filter(|t| names.is_empty() || session_names.contains(&t.name))
+        .collect();
     let target = cargo::target_dir(root)?;
     let bins = stages::build(root, &target, release)?;
+    let dir = root.join(DIR);
     if check {
         let spec_problems = spec::check(root, &bins, &spec_chosen);
-        if !chosen.is_empty() {
-            check::check_all(root, &bins, &chosen)?;
-        }
+        let problems = transcript::check(&dir, &bins, &sessions)?;
+        let figures = if chosen.is_empty() {
+            Ok(())
+        } else {
+            check::check_all(root, &bins, &chosen)
+        };
         if !spec_problems.is_empty() {
             bail!(
                 "the behaviour suite's figures disagree with a fresh run:\n  {}\n\
@@ -153,11 +169,27 @@ pub fn run(root: &Path, args: &Args) -> Result<()> {
                 spec_problems.join("\n  ")
             );
         }
-        Ok(())
+        if !problems.is_empty() {
+            bail!(
+                "transcripts the binaries no longer print:\n  {}",
+                problems.join("\n  ")
+            );
+        }
+        if !sessions.is_empty() {
+            println!(
+                "transcripts: {} checked, each is what its session prints",
+                sessions.len()
+            );
+        }
+        figures
     } else {
         spec::make(root, &bins, &spec_chosen)?;
         let scratch = target.join(SCRATCH);
         std::fs::create_dir_all(&scratch)?;
+        transcript::make(&dir, &bins, &sessions)?;
+        if chosen.is_empty() {
+            return Ok(());
+        }
         make::regenerate(root, &bins, &scratch, &chosen)
     }
 }

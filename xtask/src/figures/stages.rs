@@ -9,12 +9,14 @@ use anyhow::{Context, Result, bail};
 use super::list::{Run, Source};
 use crate::cargo;
 
-/// Builds every stage's binary, the testbed's and `runtime-spec` (not the
-/// bench's nor xtask's), in release or debug, and returns the folder they are in:
-/// `debug/` or `release/` in cargo's target folder `target`.
+/// Builds every stage's binary and example, the testbed's binaries and
+/// `runtime-spec` (not the bench's nor xtask's), in release or debug, and
+/// returns the folder they are in: `debug/` or `release/` in cargo's
+/// target folder `target` (the examples in its `examples/`, which
+/// transcripts run).
 pub(super) fn build(root: &Path, target: &Path, release: bool) -> Result<PathBuf> {
     let mut build = cargo::command();
-    build.args(["build", "--quiet", "--bins", "--workspace"]);
+    build.args(["build", "--quiet", "--bins", "--examples", "--workspace"]);
     build.args(["--exclude", "bench", "--exclude", "xtask"]);
     build.current_dir(root);
     if release {

@@ -7,8 +7,11 @@
 //! none is left, that no page of the hand-out's book holds a line of a
 //! solution's marked region, and that every link of the built book leads
 //! to a file that is there (a link to a teachers' page the hand-out left
-//! out would be a dead one).
+//! out would be a dead one) and, when it names an `#anchor`, to an element
+//! of that page with that `id` (a heading renamed since leaves its links
+//! landing at the top of the page, with nothing to say so).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
@@ -120,9 +123,12 @@ fn page_problems(src: &Path, solution_lines: &[(String, String)]) -> Result<Vec<
 }
 
 /// Links in the built book (`href="..."` and `src="..."` to files of the
-/// book) that lead nowhere.
+/// book) that lead nowhere: to no file, or to an `#anchor` that the page
+/// they lead to has no element for.
 fn dead_links(built: &Path) -> Result<Vec<String>> {
     let mut dead = Vec::new();
+    // The ids of each page, read once.
+    let mut ids: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
     for page in files(built, "html")? {
         let html = std::fs::read_to_string(&page)?;
         let dir = page.parent().unwrap_or(built);
@@ -133,25 +139,43 @@ fn dead_links(built: &Path) -> Result<Vec<String>> {
                 .filter_map(|s| s.split('"').next())
             {
                 if link.contains("://")
-                    || link.starts_with('#')
                     || link.starts_with("mailto:")
                     || link.starts_with("data:")
                     || link.starts_with("javascript:")
                 {
                     continue;
                 }
-                let file = link.split(['#', '?']).next().unwrap_or_default();
-                if file.is_empty() {
-                    continue;
-                }
-                let target = if let Some(rooted) = file.strip_prefix('/') {
+                let (file, anchor) = match link.split_once('#') {
+                    Some((file, anchor)) => (file, Some(percent_decoded(anchor))),
+                    None => (link, None),
+                };
+                let file = file.split('?').next().unwrap_or_default();
+                let target = if file.is_empty() {
+                    page.clone()
+                } else if let Some(rooted) = file.strip_prefix('/') {
                     built.join(rooted)
                 } else {
                     dir.join(file)
                 };
+                let name = page.strip_prefix(built).unwrap_or(&page).display();
                 if !target.exists() {
-                    let name = page.strip_prefix(built).unwrap_or(&page).display();
                     dead.push(format!("{name}: dead link to {link}"));
+                    continue;
+                }
+                let Some(anchor) = anchor.filter(|a| !a.is_empty()) else {
+                    continue;
+                };
+                if target.extension().is_none_or(|e| e != "html") {
+                    continue;
+                }
+                if !ids.contains_key(&target) {
+                    let text = std::fs::read_to_string(&target).unwrap_or_default();
+                    ids.insert(target.clone(), ids_of(&text));
+                }
+                if !ids[&target].contains(&anchor) {
+                    dead.push(format!(
+                        "{name}: dead link to {link}: the page has no element with id \"{anchor}\""
+                    ));
                 }
             }
         }
@@ -159,6 +183,39 @@ fn dead_links(built: &Path) -> Result<Vec<String>> {
     dead.sort();
     dead.dedup();
     Ok(dead)
+}
+
+/// Every `id="..."` of a page.
+fn ids_of(html: &str) -> BTreeSet<String> {
+    html.split(" id=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `%C3%B9` → `ù`: an anchor as the page's `id` spells it.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The lines inside the marked regions of a solution.
@@ -227,7 +284,10 @@ mod tests {
         std::fs::create_dir_all(out.join("book/book"))?;
         std::fs::write(out.join("book/src/ch01.md"), page)?;
         std::fs::write(out.join("book/book/ch01.html"), html)?;
-        std::fs::write(out.join("book/book/glossary.html"), "<p>words</p>")?;
+        std::fs::write(
+            out.join("book/book/glossary.html"),
+            "<h2 id=\"x\">X</h2><h2 id=\"più\">più</h2>",
+        )?;
         Ok(out)
     }
 
@@ -262,7 +322,9 @@ mod tests {
 
     #[test]
     fn a_dead_link_fails_the_check() -> Result<()> {
-        let html = "<a href=\"glossary.html#x\">ok</a> <a href=\"teachers/solutions.html\">gone</a> <a href=\"https://example.invalid/\">out</a>";
+        let html = "<a href=\"glossary.html#x\">ok</a> <a href=\"teachers/solutions.html\">gone</a> \
+                    <a href=\"https://example.invalid/\">out</a> <a href=\"glossary.html#pi%C3%B9\">ok</a> \
+                    <a href=\"glossary.html#stage-2-fork\">renamed</a> <a href=\"#top\">here</a>";
         let out = handout("link", "# One\n", html)?;
         let result = check(&out, &[("ch01-deadline".to_owned(), SOLUTION.to_owned())]);
         std::fs::remove_dir_all(&out)?;
@@ -271,10 +333,16 @@ mod tests {
             error.contains("ch01.html: dead link to teachers/solutions.html"),
             "{error}"
         );
+        // An anchor the page it names does not have is as dead.
         assert!(
-            !error.contains("glossary") && !error.contains("example"),
+            error.contains(
+                "ch01.html: dead link to glossary.html#stage-2-fork: the page has no element with id \"stage-2-fork\""
+            ),
             "{error}"
         );
+        assert!(error.contains("dead link to #top"), "{error}");
+        assert!(!error.contains("#x") && !error.contains("pi%C3"), "{error}");
+        assert!(!error.contains("example"), "{error}");
         Ok(())
     }
 
