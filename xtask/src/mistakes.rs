@@ -85,8 +85,9 @@ pub struct Verdict {
 }
 
 /// `cargo xtask mistakes [NAME...]`: runs the mistakes of the named
-/// exercises (all by default) and, when it ran them all, rewrites the
-/// teachers' page.
+/// exercises (all by default) and rewrites the teachers' page: whole when
+/// it ran them all, else the named exercises' sections, the others kept
+/// as the committed page has them.
 pub fn main(root: &Path, args: &[String]) -> Result<()> {
     let all = exercises(root)?;
     if let Some(unknown) = args.iter().find(|a| !all.contains(a)) {
@@ -96,13 +97,21 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         ))
         .into());
     }
-    let names = if args.is_empty() { all } else { args.to_vec() };
+    let names = if args.is_empty() {
+        all.clone()
+    } else {
+        args.to_vec()
+    };
     let verdicts = run(root, &names)?;
     require_caught(&verdicts)?;
-    if args.is_empty() {
-        std::fs::write(root.join(PAGE), page(&verdicts))?;
-        println!("{PAGE} written");
-    }
+    let verdicts = if args.is_empty() {
+        verdicts
+    } else {
+        let committed = std::fs::read_to_string(root.join(PAGE)).unwrap_or_default();
+        page::with_the_rest(root, &all, verdicts, &committed)?
+    };
+    std::fs::write(root.join(PAGE), page(&verdicts))?;
+    println!("{PAGE} written");
     Ok(())
 }
 

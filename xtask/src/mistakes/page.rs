@@ -2,7 +2,11 @@
 //! their tests made of them, and how a run is compared with the committed
 //! page.
 
-use super::Verdict;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::{PAGE, Verdict, load};
 
 /// The teachers' page: every exercise's known mistakes, what each one is,
 /// and the tests that catch it.
@@ -46,25 +50,7 @@ pub fn page(verdicts: &[Verdict]) -> String {
 /// on the next), so the page drifts only when its mistakes or what it says
 /// of them change; a note says when its tests may want refreshing.
 pub fn reconcile(mut verdicts: Vec<Verdict>, committed: &str) -> (Vec<Verdict>, Vec<String>) {
-    let mut exercise = "";
-    let mut listed = Vec::new();
-    for line in committed.lines() {
-        if let Some(name) = line.strip_prefix("## `") {
-            exercise = name.trim_end_matches('`');
-        } else if let Some(row) = line.strip_prefix("| `") {
-            let cells: Vec<&str> = row.rsplitn(3, " | ").collect();
-            if let (Some(tests), Some(first)) = (cells.first(), cells.last()) {
-                let name = first.split('`').next().unwrap_or_default();
-                let tests: Vec<String> = tests
-                    .trim_end_matches(" |")
-                    .split(", ")
-                    .map(|t| t.trim_matches('`').to_owned())
-                    .filter(|t| !t.is_empty())
-                    .collect();
-                listed.push((exercise.to_owned(), name.to_owned(), tests));
-            }
-        }
-    }
+    let listed = listed(committed);
     let mut notes = Vec::new();
     for verdict in &mut verdicts {
         let m = &verdict.mistake;
@@ -87,6 +73,67 @@ pub fn reconcile(mut verdicts: Vec<Verdict>, committed: &str) -> (Vec<Verdict>, 
         }
     }
     (verdicts, notes)
+}
+
+/// What the committed page says: each mistake, as (exercise, name, the
+/// tests that caught it).
+pub fn listed(committed: &str) -> Vec<(String, String, Vec<String>)> {
+    let mut exercise = "";
+    let mut listed = Vec::new();
+    for line in committed.lines() {
+        if let Some(name) = line.strip_prefix("## `") {
+            exercise = name.trim_end_matches('`');
+        } else if let Some(row) = line.strip_prefix("| `") {
+            let cells: Vec<&str> = row.rsplitn(3, " | ").collect();
+            if let (Some(tests), Some(first)) = (cells.first(), cells.last()) {
+                let name = first.split('`').next().unwrap_or_default();
+                let tests: Vec<String> = tests
+                    .trim_end_matches(" |")
+                    .split(", ")
+                    .map(|t| t.trim_matches('`').to_owned())
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                listed.push((exercise.to_owned(), name.to_owned(), tests));
+            }
+        }
+    }
+    listed
+}
+
+/// This run's verdicts, and for every exercise it did not run, its
+/// mistakes with the tests the committed page says caught them: the page
+/// in full, in the exercises' order. A mistake the page does not list yet
+/// has no verdict to keep, and is an error that says how to get one.
+pub fn with_the_rest(
+    root: &Path,
+    all: &[String],
+    mut ran: Vec<Verdict>,
+    committed: &str,
+) -> Result<Vec<Verdict>> {
+    let listed = listed(committed);
+    let mut verdicts = Vec::new();
+    for exercise in all {
+        if ran.iter().any(|v| &v.mistake.exercise == exercise) {
+            verdicts.extend(ran.extract_if(.., |v| &v.mistake.exercise == exercise));
+            continue;
+        }
+        for mistake in load(root, exercise)? {
+            let caught_by = listed
+                .iter()
+                .find(|(e, n, _)| e == exercise && *n == mistake.name)
+                .map(|(_, _, tests)| tests.clone())
+                .filter(|tests| !tests.is_empty())
+                .with_context(|| {
+                    format!(
+                        "{exercise}/{} is not on {PAGE} yet: run `cargo xtask mistakes \
+                         {exercise}` (or all of them) to test it",
+                        mistake.name
+                    )
+                })?;
+            verdicts.push(Verdict { mistake, caught_by });
+        }
+    }
+    Ok(verdicts)
 }
 
 #[cfg(test)]
@@ -122,5 +169,55 @@ mod tests {
             &committed,
         );
         assert_ne!(page(&fresh), committed, "the page lacks a mistake");
+    }
+
+    #[test]
+    fn a_partial_run_keeps_the_other_exercises_as_the_page_has_them() {
+        let root = std::env::temp_dir().join(format!("page-partial-{}", std::process::id()));
+        for (exercise, mistake) in [("ch00-a", "wrong-a"), ("ch00-b", "wrong-b")] {
+            let dir = root
+                .join(crate::starters::EXERCISES)
+                .join(exercise)
+                .join(super::super::DIR);
+            std::fs::create_dir_all(&dir).expect("a scratch folder");
+            std::fs::write(dir.join(format!("{mistake}.rs")), "//! Wrong.\nx\n").expect("written");
+        }
+        let all = ["ch00-a".to_owned(), "ch00-b".to_owned()];
+        let ran = |tests: &[&str]| {
+            vec![Verdict {
+                mistake: super::super::load(&root, "ch00-b")
+                    .expect("loads")
+                    .remove(0),
+                caught_by: tests.iter().map(|t| t.to_string()).collect(),
+            }]
+        };
+        let a_listed = "## `ch00-a`\n\n| mistake | what is wrong | caught by |\n|---|---|---|\n\
+                        | `wrong-a` | Wrong. | `tests::old` |\n";
+        let verdicts =
+            with_the_rest(&root, &all, ran(&["tests::new"]), a_listed).expect("a page in full");
+        let rows: Vec<(&str, &str, Vec<String>)> = verdicts
+            .iter()
+            .map(|v| {
+                (
+                    v.mistake.exercise.as_str(),
+                    v.mistake.name.as_str(),
+                    v.caught_by.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("ch00-a", "wrong-a", vec!["tests::old".to_owned()]),
+                ("ch00-b", "wrong-b", vec!["tests::new".to_owned()])
+            ],
+            "the page's rows for the exercise not run, this run's for the other, in order"
+        );
+        let missing = with_the_rest(&root, &all, ran(&["tests::new"]), "").expect_err("unlisted");
+        assert!(
+            format!("{missing:#}").contains("ch00-a/wrong-a is not on"),
+            "a mistake the page does not list says how to test it: {missing:#}"
+        );
+        let _ = std::fs::remove_dir_all(&root);
     }
 }
