@@ -83,7 +83,10 @@ pub trait Learner: Sized + 'static {
 /// of stage 3 running at once share the runs of stages 1 to 3. The lock
 /// is held while a stage runs, so the timing of one run never competes
 /// with another's.
-static VERDICTS: Mutex<Option<HashMap<(TypeId, usize), Result<String, String>>>> = Mutex::new(None);
+static VERDICTS: Mutex<Option<Verdicts>> = Mutex::new(None);
+
+/// A stage's verdict, by learner type and stage number.
+type Verdicts = HashMap<(TypeId, usize), Result<String, String>>;
 
 /// Runs stages 1 to `number` on `L`, each once per process, and says how
 /// stage `number` went: `Ok` with a summary line, or `Err` naming the first
