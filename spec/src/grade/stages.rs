@@ -3,14 +3,16 @@
 //! scenarios use only what its stage and the ones before it build, so a
 //! learner can run stage 1 with nothing but a `block_on`.
 //!
-//! Two scenarios belong to the grade alone: stage 1 has no scenario of the
+//! Some scenarios belong to the grade alone: stage 1 has no scenario of the
 //! suite (they all spawn, sleep, read or wake), and the two "sleeps"
 //! scenarios also measure the thread's CPU time, so that a loop that asks
 //! "ready yet?" over and over, instead of sleeping in the selector, fails.
-//! Stage 5 has one more: no script step wakes a task from another thread
-//! *while the loop sleeps* (they all wake during a poll, when a loop that
-//! never hears of the wake still finds the task queued), so its root is a
-//! future of its own.
+//! Two have a root future of their own, for what no script step says:
+//! stage 1's wakes itself through its waker (a step's yield goes through
+//! the learner's `yield_now`, which need not use the waker at once), and
+//! stage 5's is woken by another thread *while the loop sleeps* (the
+//! script's wakes all come during a poll, when a loop that never hears of
+//! a wake still finds the task queued).
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
@@ -159,6 +161,17 @@ fn own(name: &'static str, steps: Vec<crate::Step>, expect: Vec<crate::Expect>) 
     }
 }
 
+/// Wakes itself through its own waker, once, in the middle of a poll (no
+/// yield of the runtime's: that may go through a list of its own): only a
+/// `block_on` that listens to its future's waker polls it again.
+fn wakes_itself(rec: Arc<Recorder>) -> Pin<Box<dyn Future<Output = ()>>> {
+    Box::pin(async move {
+        rec.log("before");
+        crate::futures_rt::yield_once().await;
+        rec.log("after");
+    })
+}
+
 /// How long stage 5's thread waits before it wakes the sleeping loop.
 const LATE_WAKE: Duration = Duration::from_millis(100);
 
@@ -221,6 +234,15 @@ pub fn stages() -> Vec<Stage> {
                         ),
                         None,
                         None,
+                    ));
+                    checks.push(check(
+                        own(
+                            "block-on-polls-again-when-woken",
+                            Vec::new(),
+                            vec![ev("before"), ev("after")],
+                        ),
+                        None,
+                        Some(wakes_itself),
                     ));
                 }
                 3 => checks.push(check(
