@@ -61,7 +61,8 @@ impl<L: Learner> Runtime for Graded<L> {
     }
 
     fn run(&self, scenario: &Scenario, rec: Arc<Recorder>) -> Result<(), String> {
-        let runtime = L::new().map_err(|e| format!("the runtime could not start: {e}"))?;
+        let runtime = caught("Learner::new", L::new)?
+            .map_err(|e| format!("the runtime could not start: {e}"))?;
         let rt = LearnerRt::<L> {
             spawner: runtime.spawner(),
             rec: rec.clone(),
@@ -71,15 +72,19 @@ impl<L: Learner> Runtime for Graded<L> {
             ctx.connect().map_err(|e| e.to_string())?;
         }
         let steps: Arc<[Step]> = scenario.steps.clone().into();
-        let ((), cost) = match self.root {
+        let run = || match self.root {
             Some(root) => WaitCost::of(|| runtime.block_on(root(rec.clone()))),
             None => {
                 let root = Checked::new(run_task(ctx, "main", steps), rec.clone());
                 WaitCost::of(|| runtime.block_on(root))
             }
         };
-        // Dropping the runtime drops every task still pending.
-        drop(runtime);
+        let ran = caught("block_on", run);
+        // Dropping the runtime drops every task still pending. Apart from
+        // the run: a Drop that panics while a panic unwinds would abort
+        // the whole test binary.
+        caught("dropping the runtime", move || drop(runtime))?;
+        let ((), cost) = ran?;
         if let Some(wait) = self.quiet
             && !cost.is_quiet()
         {
@@ -87,6 +92,19 @@ impl<L: Learner> Runtime for Graded<L> {
         }
         Ok(())
     }
+}
+
+/// Runs `f`; a panic becomes an `Err` that says where and what it said
+/// (a `todo!()` in a starter says which question to answer).
+fn caught<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let said = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        format!("{what} panicked: {said}")
+    })
 }
 
 /// A learner's primitives, and the ones built on them.

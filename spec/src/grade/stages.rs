@@ -62,7 +62,7 @@ pub struct Stage {
 const PLAN: [(&str, &str, &[&str]); STAGES] = [
     (
         "block_on",
-        "Look at block_on: does it poll the future again once its waker was called, and only then?",
+        "Look at Runtime::new and block_on: does block_on poll the future again once its waker was called, and only then?",
         &[],
     ),
     (

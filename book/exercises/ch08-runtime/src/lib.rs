@@ -134,6 +134,7 @@ impl Runtime {
         }
     }
 
+    // ANCHOR: block_on
     /// Runs `future`, and every task, until `future` is ready.
     pub fn block_on(&self, future: impl Future<Output = ()>) {
         // EXERCISE-BEGIN: when may the loop poll your future again, what does it do in one turn, and when may it sleep?
@@ -167,6 +168,7 @@ impl Runtime {
         }
         // EXERCISE-END
     }
+    // ANCHOR_END: block_on
 }
 
 impl Drop for Runtime {
