@@ -3,16 +3,16 @@
 //! scenarios use only what its stage and the ones before it build, so a
 //! learner can run stage 1 with nothing but a `block_on`.
 //!
-//! Some scenarios belong to the grade alone: stage 1 has no scenario of the
-//! suite (they all spawn, sleep, read or wake), and the two "sleeps"
-//! scenarios also measure the thread's CPU time, so that a loop that asks
-//! "ready yet?" over and over, instead of sleeping in the selector, fails.
-//! Two have a root future of their own, for what no script step says:
-//! stage 1's wakes itself through its waker (a step's yield goes through
-//! the learner's `yield_now`, which need not use the waker at once), and
-//! stage 5's is woken by another thread *while the loop sleeps* (the
-//! script's wakes all come during a poll, when a loop that never hears of
-//! a wake still finds the task queued).
+//! Some scenarios belong to the grade alone. Stage 1 has none of the
+//! suite's (they all spawn, sleep, read or wake). Three, in stages 3, 4
+//! and 5, also measure the thread's CPU time while it waits, so that a
+//! loop that asks "ready yet?" over and over, instead of sleeping in the
+//! selector, fails. Two have a root future of their own, for what no
+//! script step says: stage 1's wakes itself through its waker (a step's
+//! yield goes through the learner's `yield_now`, which need not use the
+//! waker at once), and stage 5's is woken by another thread *while the
+//! loop sleeps* (the script's wakes all come during a poll, when a loop
+//! that never hears of a wake still finds the task queued).
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;

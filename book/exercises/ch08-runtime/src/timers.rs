@@ -1,6 +1,5 @@
-//! Timers: a sleep puts its deadline in a heap, soonest on top, and its
-//! waker in a map; the loop wakes what is due after each wait in the
-//! selector, which it leaves no later than the soonest deadline.
+//! Timers (stage 3): sleeps, and the loop's part in ending them on time,
+//! in deadline order, never early.
 
 use std::cmp::Reverse;
 use std::future::Future;

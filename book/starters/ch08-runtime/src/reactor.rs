@@ -1,8 +1,6 @@
-//! The reactor: the loop sleeps in stage 4's selector and turns each
-//! event into a wake. A task that waits for a socket registers it (its
-//! token is the descriptor's number) with its waker; the event takes the
-//! waker and wakes it; the wait, when it ends, deletes the registration.
-//! The bell, a socket other threads write to, wakes the loop too.
+//! The reactor (stage 4): the loop sleeps in stage 4's selector, and a
+//! task waiting for a socket is woken when the selector reports it. The
+//! bell, a socket other threads write to, wakes the loop too (stage 5).
 #![allow(unused)]
 
 use std::cmp::Reverse;

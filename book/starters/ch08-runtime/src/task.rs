@@ -1,10 +1,6 @@
-//! Tasks: spawning one, polling it once, its waker, and its handle (join
-//! and abort).
-//!
-//! A task is a boxed future in the runtime's map, under an id. Its waker
-//! holds only that id and the ready queue: waking pushes the id, from any
-//! thread. The loop pops ids and polls those tasks, each once a turn. A
-//! task that has ended leaves the map, so a late wake finds nothing to poll.
+//! Tasks (stage 2): spawning one, polling it once, its waker, and its
+//! handle (join, and abort: stage 6). A task is a boxed future in the
+//! runtime's map, under an id; the ready queue holds ids.
 #![allow(unused)]
 
 use std::cell::{Cell, RefCell};

@@ -1,7 +1,5 @@
-//! Yielding: a task lets the others go first. Waking itself at once would
-//! put it back in the ready queue ahead of a socket that became readable
-//! meanwhile; so its waker waits in a list the loop wakes only after it
-//! has looked at I/O and timers.
+//! Yielding (stage 7): a task lets the others go first, and the I/O and
+//! the timers that are due.
 #![allow(unused)]
 
 use std::future::Future;
