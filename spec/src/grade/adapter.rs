@@ -95,7 +95,7 @@ impl<L: Learner> Runtime for Graded<L> {
 }
 
 /// Runs `f`; a panic becomes an `Err` that says where and what it said
-/// (a `todo!()` in a starter says which question to answer).
+/// (a starter's unwritten body says which question to answer).
 fn caught<T>(what: &str, f: impl FnOnce() -> T) -> Result<T, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
         let said = payload

@@ -240,7 +240,11 @@ mod tests {
     fn the_manifest_lists_the_starters_as_default_members() -> Result<()> {
         let root = crate::cargo::workspace_root();
         let text = manifest(&root, &["ch01-deadline".to_owned()])?;
-        assert!(text.contains("members = [\"testbed\", \"0*\", \"bench\", \"book/starters/*\"]"));
+        assert!(
+            text.contains(
+                "members = [\"testbed\", \"0*\", \"bench\", \"spec\", \"book/starters/*\"]"
+            )
+        );
         assert!(text.contains("default-members = [\n    \"book/starters/ch01-deadline\",\n]"));
         assert!(!text.contains("xtask") && !text.contains("book/exercises"));
         Ok(())
