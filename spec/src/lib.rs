@@ -10,6 +10,9 @@
 //! (`futures_rt.rs`, with the adapters `rt_tokio.rs` and
 //! `rt_executor.rs`), on 06's fibers a blocking call (`rt_fibers.rs`).
 //!
+//! A learner's own runtime (chapter 8's capstone) is graded by the same
+//! scenarios, stage by stage: see [`grade`].
+//!
 //! Read in this order: `script.rs` (the steps), `trace.rs` (expectations
 //! and the comparison), `scenarios/` (the behaviours, by group),
 //! `runner.rs` (one run, bounded in time), then an interpreter; `table.rs`
@@ -26,6 +29,7 @@
 
 pub mod cli;
 mod futures_rt;
+pub mod grade;
 mod io_pair;
 pub mod markdown;
 mod rt_executor;

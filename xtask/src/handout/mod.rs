@@ -5,7 +5,8 @@
 //! it is. It holds:
 //!
 //! - the crates the book and the starters need: `testbed`, every stage
-//!   (`0*`), `bench` (the racing chapter includes its code), and `docs/`;
+//!   (`0*`), `bench` (the racing chapter includes its code), `spec` (the
+//!   behaviour suite, which grades chapter 8's capstone), and `docs/`;
 //! - the starters, generated from `book/exercises/*` as in
 //!   `cargo xtask starters`, as members of its workspace and its default
 //!   members, so `cargo test` in it runs exactly the starters' tests;
@@ -39,7 +40,7 @@ use crate::BadInput;
 use crate::starters::{self, copy_starter, exercises};
 
 /// Top-level folders copied as they are (with `0*`, the stages).
-const COPIED: [&str; 3] = ["testbed", "bench", "docs"];
+const COPIED: [&str; 4] = ["testbed", "bench", "spec", "docs"];
 /// Top-level files copied as they are.
 const FILES: [&str; 2] = ["ARCHITECTURE.md", ".gitignore"];
 /// The book's pages that only the teachers' edition has.
@@ -119,8 +120,10 @@ fn manifest(root: &Path, starters: &[String]) -> Result<String> {
         if line.starts_with("members = [") || line.starts_with("default-members = [") {
             skipping = !line.trim_end().ends_with(']');
             if line.starts_with("members") {
-                lines
-                    .push("members = [\"testbed\", \"0*\", \"bench\", \"book/starters/*\"]".into());
+                lines.push(
+                    "members = [\"testbed\", \"0*\", \"bench\", \"spec\", \"book/starters/*\"]"
+                        .into(),
+                );
                 lines.push(
                     "# `cargo test` runs the exercises; `cargo test --workspace` runs everything."
                         .into(),
@@ -237,7 +240,11 @@ mod tests {
     fn the_manifest_lists_the_starters_as_default_members() -> Result<()> {
         let root = crate::cargo::workspace_root();
         let text = manifest(&root, &["ch01-deadline".to_owned()])?;
-        assert!(text.contains("members = [\"testbed\", \"0*\", \"bench\", \"book/starters/*\"]"));
+        assert!(
+            text.contains(
+                "members = [\"testbed\", \"0*\", \"bench\", \"spec\", \"book/starters/*\"]"
+            )
+        );
         assert!(text.contains("default-members = [\n    \"book/starters/ch01-deadline\",\n]"));
         assert!(!text.contains("xtask") && !text.contains("book/exercises"));
         Ok(())

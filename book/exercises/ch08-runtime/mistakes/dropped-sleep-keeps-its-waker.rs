@@ -1,0 +1,3 @@
+//! A dropped sleep leaves its waker in the map: when its deadline comes, the timer wakes a task that stopped waiting for it (a spurious poll; a task that is waiting for something else is polled for nothing).
+// region: 14
+let _ = self.id;
