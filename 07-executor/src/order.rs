@@ -88,18 +88,18 @@ pub(crate) fn shuffle<T>(rng: &mut SplitMix64, items: &mut [T]) {
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): a 64-bit counter run through
 /// a mixing function. Small, fast, and every seed gives a good stream,
-/// seed 0 included: all a shuffle needs, and no dependency.
+/// seed 0 included: all a shuffle needs, and no dependency. The mixing
+/// function is the testbed's, which draws the server's faults with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    /// The next 64 random bits.
+    /// The next 64 random bits: the mix of the counter's next value
+    /// (`splitmix` adds the counter's step before it mixes).
     pub(crate) fn next(&mut self) -> u64 {
+        let bits = testbed::dice::splitmix(self.0);
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        bits
     }
 }
 

@@ -2,7 +2,7 @@
 //! into its runs, and the commands a reader types to make them again.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
@@ -42,6 +42,27 @@ pub enum Source {
     Figure(String),
 }
 
+/// The files of `dir` ending in `.EXT`, sorted by name: each one's name
+/// without the ending, its path and its text.
+pub(super) fn named_files(dir: &Path, ext: &str) -> Result<Vec<(String, PathBuf, String)>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|e| e != ext) {
+            continue;
+        }
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(&path)?;
+        found.push((name, path, text));
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(found)
+}
+
 /// Every figure in the book: each `NAME.cmd` in the figures folder. A
 /// chapter adds a figure by adding its `.cmd` file; nothing here changes.
 ///
@@ -54,21 +75,10 @@ pub enum Source {
 /// ```
 pub fn figures(dir: &Path) -> Result<Vec<Figure>> {
     let mut figures = Vec::new();
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
-        let path = entry?.path();
-        if path.extension().is_none_or(|e| e != "cmd") {
-            continue;
-        }
-        let name = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let text = std::fs::read_to_string(&path)?;
+    for (name, path, text) in named_files(dir, "cmd")? {
         let runs = parse_cmd(&text).with_context(|| format!("in {}", path.display()))?;
         figures.push(Figure { name, runs });
     }
-    figures.sort_by(|a, b| a.name.cmp(&b.name));
     for figure in &figures {
         for run in &figure.runs {
             if let Source::Figure(other) = &run.source {

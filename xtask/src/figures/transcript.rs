@@ -44,21 +44,10 @@ const MARK: char = '\u{1e}';
 /// Every transcript of the figures folder `dir`: each `NAME.console`.
 pub fn list(dir: &Path) -> Result<Vec<Transcript>> {
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
-        let path = entry?.path();
-        if path.extension().is_none_or(|e| e != "console") {
-            continue;
-        }
-        let name = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let text = std::fs::read_to_string(&path)?;
+    for (name, path, text) in super::list::named_files(dir, "console")? {
         let lines = parse(&text).with_context(|| format!("in {}", path.display()))?;
         found.push(Transcript { name, lines });
     }
-    found.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(found)
 }
 
