@@ -129,7 +129,11 @@ pub fn stage<L: Learner>(number: usize) -> Result<String, String> {
 /// Runs one stage's scenarios in order; stops at the first failure.
 fn run_stage<L: Learner>(stage: &Stage) -> Result<String, String> {
     for check in &stage.checks {
-        let runtime: Arc<dyn Runtime> = Arc::new(Graded::<L>::new(check.quiet, check.root));
+        let runtime: Arc<dyn Runtime> = Arc::new(Graded::<L>::new(
+            check.quiet,
+            check.root,
+            check.most_root_polls,
+        ));
         let scenario = &check.scenario;
         if let Verdict::Fail { why, traces } = verdict(&runtime, scenario) {
             let passed = match stage.number {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use testbed::testing::WaitCost;
+use testbed::testing::{Polls, WaitCost};
 
 use super::fifo::{Fifo, FifoPermit};
 use super::stages::Root;
@@ -40,16 +40,25 @@ pub struct Graded<L> {
     quiet: Option<&'static str>,
     /// Where set, the root future instead of the scenario's script.
     root: Option<Root>,
+    /// Where set, the most polls of the script's root.
+    most_root_polls: Option<u64>,
     learner: PhantomData<fn() -> L>,
 }
 
 impl<L> Graded<L> {
     /// The runtime, with its CPU time measured where `quiet` names the
     /// wait, and `root` run instead of the script where set.
-    pub fn new(quiet: Option<&'static str>, root: Option<Root>) -> Graded<L> {
+    /// `most_root_polls`, where set, bounds how often `block_on` may poll
+    /// the script's root.
+    pub fn new(
+        quiet: Option<&'static str>,
+        root: Option<Root>,
+        most_root_polls: Option<u64>,
+    ) -> Graded<L> {
         Graded {
             quiet,
             root,
+            most_root_polls,
             learner: PhantomData,
         }
     }
@@ -72,11 +81,12 @@ impl<L: Learner> Runtime for Graded<L> {
             ctx.connect().map_err(|e| e.to_string())?;
         }
         let steps: Arc<[Step]> = scenario.steps.clone().into();
+        let root_polls = Polls::new();
         let run = || match self.root {
             Some(root) => WaitCost::of(|| runtime.block_on(root(rec.clone()))),
             None => {
                 let root = Checked::new(run_task(ctx, "main", steps), rec.clone());
-                WaitCost::of(|| runtime.block_on(root))
+                WaitCost::of(|| runtime.block_on(root_polls.count(root)))
             }
         };
         let ran = caught("block_on", run);
@@ -89,6 +99,15 @@ impl<L: Learner> Runtime for Graded<L> {
             && !cost.is_quiet()
         {
             rec.log(cost.describe(wait));
+        }
+        if let Some(most) = self.most_root_polls
+            && root_polls.get() > most
+        {
+            rec.log(format!(
+                "block_on polled its future {} times while another task ran, where its \
+                 waker was called at most {most}: poll it again only when its waker was called",
+                root_polls.get()
+            ));
         }
         Ok(())
     }

@@ -40,6 +40,10 @@ pub struct Check {
     pub quiet: Option<&'static str>,
     /// A root future of the grade's own, for what no script step can say.
     pub root: Option<Root>,
+    /// Where set, the most times `block_on` may poll the script's root
+    /// future: a `block_on` that polls it on every turn of the loop, woken
+    /// or not, fails where other tasks make many turns.
+    pub most_root_polls: Option<u64>,
 }
 
 /// Makes a root future that records into the recorder.
@@ -172,6 +176,11 @@ fn wakes_itself(rec: Arc<Recorder>) -> Pin<Box<dyn Future<Output = ()>>> {
     })
 }
 
+/// How often stage 2's root may be polled while its task yields twenty
+/// times: once to spawn and join, once when the task ends, and slack for
+/// a runtime that wakes the joiner twice.
+const ROOT_POLLS: u64 = 4;
+
 /// How long stage 5's thread waits before it wakes the sleeping loop.
 const LATE_WAKE: Duration = Duration::from_millis(100);
 
@@ -213,6 +222,7 @@ pub fn stages() -> Vec<Stage> {
                 scenario,
                 quiet,
                 root,
+                most_root_polls: None,
             };
             let mut checks: Vec<Check> = names.iter().map(|n| check(find(n), None, None)).collect();
             match i + 1 {
@@ -245,6 +255,21 @@ pub fn stages() -> Vec<Stage> {
                         Some(wakes_itself),
                     ));
                 }
+                2 => checks.push(Check {
+                    most_root_polls: Some(ROOT_POLLS),
+                    ..check(
+                        own(
+                            "the-root-waits-while-another-task-runs",
+                            vec![
+                                Spawn("a", [vec![Yield; 20], vec![Log("a done")]].concat()),
+                                Join("a"),
+                            ],
+                            vec![ev("a done"), ev("a ok")],
+                        ),
+                        None,
+                        None,
+                    )
+                }),
                 3 => checks.push(check(
                     own(
                         "a-sleeping-runtime-sleeps",
