@@ -53,6 +53,7 @@ pub mod outcome;
 pub mod progress;
 pub mod protocol;
 pub mod report;
+pub mod sample;
 pub mod server;
 pub mod stage;
 pub mod store;

@@ -26,7 +26,6 @@ mod child;
 mod hostile;
 mod property;
 mod quiet;
-mod rows;
 mod script;
 mod seccomp;
 
@@ -37,7 +36,8 @@ pub use quiet::{
     CPU_SHARE, Counted, Polls, RUNNABLE_SHARE, WaitCost, assert_quiet, assert_quiet_within,
     thread_cpu, thread_runnable,
 };
-pub use rows::rows_on_lanes;
+// Kept here too, beside the other helpers for tests.
+pub use crate::sample::rows_on_lanes;
 pub use script::Script;
 pub use seccomp::forbid_io_uring;
 

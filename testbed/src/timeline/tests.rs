@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use super::draw::{COMMAND_COLUMNS, tick_step, wrap};
 use super::{Service, Timeline, render, render_stack};
 use crate::report::{Report, RunFacts};
+use crate::sample::rows_on_lanes;
 use crate::store::Row;
-use crate::testing::rows_on_lanes;
 use crate::workload::items;
 
 fn run(lanes: u32, n: u64) -> (Report, Vec<Row>) {

@@ -1,5 +1,7 @@
 //! Made-up rows for tests of what is drawn from a run: no server, no
-//! stage, just outcomes at known times.
+//! stage, just outcomes at known times. A module of its own, below
+//! `timeline` (whose tests draw them) and `testing` (which passes them
+//! on), so that neither has to import the other.
 
 use crate::outcome::{ErrorKind, Failure};
 use crate::store::{Lane, Row};
@@ -11,7 +13,7 @@ use crate::workload::Item;
 /// escape.
 ///
 /// ```
-/// use testbed::testing::rows_on_lanes;
+/// use testbed::sample::rows_on_lanes;
 /// use testbed::workload::items;
 ///
 /// let rows = rows_on_lanes(&items(8, 1), 4);
