@@ -226,6 +226,12 @@ fn execute_with(
         epoch: Instant::now(),
         progress: progress.clone(),
         stall_after: settings.stall_after,
+        // A page, a trace or a timeline's data can show the tasks; an SVG
+        // cannot.
+        record_tasks: settings.timeline.as_ref().is_some_and(|path| {
+            let name = path.to_string_lossy();
+            name.ends_with(".html") || name.ends_with(".json")
+        }),
     };
     let record = RunRecord {
         stage: stage.name(),

@@ -15,7 +15,7 @@
 //! - the work ([`workload`]), the results database ([`store`]), the report
 //!   that verifies it ([`report`]) and the picture of a run ([`timeline`],
 //!   drawn with [`svg`], or as a page to scrub), with the event loop's own
-//!   wake-ups ([`turns`]);
+//!   wake-ups ([`turns`]) and an executor's polls and wakes ([`tasks`]);
 //! - the stage contract ([`stage`]), the shared command line ([`cli`]), the
 //!   harness that runs a stage end to end ([`harness`]), the watchdog that
 //!   speaks when a run stalls ([`watchdog`]) and the account of a run cut
@@ -58,6 +58,7 @@ pub mod server;
 pub mod stage;
 pub mod store;
 pub mod svg;
+pub mod tasks;
 pub mod testing;
 pub mod timeline;
 pub mod turns;

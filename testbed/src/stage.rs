@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use crate::progress::Progress;
 use crate::protocol::Phases;
 use crate::store::{DbTarget, Store, StoreError};
+use crate::tasks::TaskTrace;
 use crate::turns::LoopTurns;
 use crate::workload::Item;
 
@@ -53,6 +54,10 @@ pub struct Scenario {
     /// speaks ([`crate::watchdog`]); a stage that watches itself (02-fork's
     /// parent) uses it.
     pub stall_after: Duration,
+    /// Keep a log of every task's polls and wakes ([`crate::tasks`]) for
+    /// the run's page: set when `--timeline` asks for one. An executor
+    /// that keeps none pays nothing for it.
+    pub record_tasks: bool,
 }
 
 /// The connect timeout when no `--connect-timeout` is given (the flag's
@@ -83,6 +88,7 @@ impl Scenario {
             epoch: Instant::now(),
             progress: Progress::hidden(),
             stall_after: STALL,
+            record_tasks: false,
         }
     }
 
@@ -114,6 +120,7 @@ pub struct RunStats {
     notes: Vec<String>,
     figures: BTreeMap<&'static str, serde_json::Value>,
     turns: Option<LoopTurns>,
+    tasks: Option<TaskTrace>,
 }
 
 impl RunStats {
@@ -150,6 +157,17 @@ impl RunStats {
     /// The loop's turns, if the stage has a loop.
     pub fn turns(&self) -> Option<&LoopTurns> {
         self.turns.as_ref()
+    }
+
+    /// Hands over the executor's recorded tasks ([`crate::tasks`]), kept
+    /// when [`Scenario::record_tasks`] asked for them.
+    pub fn task_trace(&mut self, tasks: TaskTrace) {
+        self.tasks = Some(tasks);
+    }
+
+    /// The recorded tasks, if the stage kept them.
+    pub fn tasks(&self) -> Option<&TaskTrace> {
+        self.tasks.as_ref()
     }
 
     /// How many requests could really be in flight at once.
