@@ -5,6 +5,7 @@
 //! refusal where io_uring is forbidden.
 
 mod binary;
+mod check_setup;
 mod conformance;
 mod hostile;
 mod overflow;
