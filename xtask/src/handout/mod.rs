@@ -42,7 +42,7 @@ use crate::starters::{self, copy_starter, exercises};
 /// Top-level folders copied as they are (with `0*`, the stages).
 const COPIED: [&str; 4] = ["testbed", "bench", "spec", "docs"];
 /// Top-level files copied as they are.
-const FILES: [&str; 2] = ["ARCHITECTURE.md", ".gitignore"];
+const FILES: [&str; 3] = ["ARCHITECTURE.md", ".gitignore", "rust-toolchain.toml"];
 /// The book's pages that only the teachers' edition has.
 const TEACHERS: &str = "teachers";
 
