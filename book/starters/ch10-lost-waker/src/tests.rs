@@ -192,7 +192,9 @@ fn a_wait_moved_to_another_task_is_woken_there() {
         let executor = Executor::new().expect("an executor");
         let handle = executor.handle();
         let event = Event::new();
-        // A task polls the Wait once, then hands it over and ends.
+        // A task polls the Wait once, then hands it over and ends: it
+        // returns the future on purpose.
+        #[allow(clippy::async_yields_async)]
         let first = executor.spawn({
             let event = event.clone();
             async move {
