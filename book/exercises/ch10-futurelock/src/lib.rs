@@ -111,7 +111,6 @@ pub async fn take_turn(board: &Board, who: &str, tick: Duration, work: Duration)
     };
     board.write(&permit, format!("{who}: waited {ticks} ticks"));
     board.work(who, work, permit).await;
-
     // EXERCISE-END
 }
 // ANCHOR_END: exercise
