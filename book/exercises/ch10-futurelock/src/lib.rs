@@ -39,6 +39,21 @@
 //! one.
 //!
 //! [`Board`] is written; write [`take_turn`].
+//!
+//! A worker alone, with nobody in line before it:
+//!
+//! ```
+//! use std::time::Duration;
+//! use ch10_futurelock::{Board, take_turn};
+//! use executor::Executor;
+//!
+//! let executor = Executor::new()?;
+//! let board = Board::new(&executor.handle());
+//! let (tick, work) = (Duration::from_millis(5), Duration::from_millis(1));
+//! executor.block_on(take_turn(&board, "A", tick, work))?;
+//! assert_eq!(board.log(), ["A: waited 0 ticks", "A: got it", "A: done"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::cell::RefCell;
 use std::time::Duration;
