@@ -15,9 +15,9 @@
 //! Poll::Pending
 //! ```
 //!
-//! Its answers were right, and its run's report was not: the task was
-//! polled some hundred thousand times a second while it waited, the loop
-//! never slept, and one waiting caller took a whole core. A future that
+//! Its answers were right, and its cost was not: in a wait of a fifth of a
+//! second its task was polled over a hundred thousand times, the loop
+//! never slept, and one waiting caller kept a core busy. A future that
 //! waits for a time must hand its waker to the one part of the loop that
 //! knows when the time comes, the timer heap, through a
 //! [`Sleep`](executor::Sleep), and be polled again only when the timer

@@ -1,11 +1,12 @@
 //! Chapter 10, exercise 5: one task per item, and a limit.
 //!
-//! A task costs a few hundred bytes, so spawning one per item looks free:
+//! A task is small, so spawning one per item looks free:
 //! `for item in items { handle.spawn(job(item)); }`. With a million items
 //! that is a million tasks at once, each holding its buffers, and, when
 //! each opens a connection, a million connections asked of a server that
-//! takes fifty. The report's "tasks alive peaked at" says it: the peak is
-//! the number of items, not the number the run can use.
+//! takes fifty. The executor's count of the most tasks alive at once
+//! (`Stats::peak_tasks`) says it: the peak is the number of items, not
+//! the number the run can use.
 //!
 //! [`run_bounded`] runs one task per item, but at most `limit` of them
 //! alive at once: it waits for a free slot *before* spawning the next
