@@ -100,9 +100,15 @@ fn the_latest_waker_is_the_one_woken() {
         || {
             let (worker, mut blocking) = pair();
             let (first, second) = (Recorder::new(&blocking), Recorder::new(&blocking));
-            assert!(poll_with(&mut blocking, &Waker::from(first.clone())).is_pending());
+            assert!(
+                poll_with(&mut blocking, &Waker::from(first.clone())).is_pending(),
+                "no result yet: the first poll should be Pending"
+            );
             // The future moved: into a `race`, a `timeout`, another task.
-            assert!(poll_with(&mut blocking, &Waker::from(second.clone())).is_pending());
+            assert!(
+                poll_with(&mut blocking, &Waker::from(second.clone())).is_pending(),
+                "no result yet: the second poll should be Pending"
+            );
             worker.run(|| 7);
             assert_eq!(
                 (first.wakes(), second.wakes()),
@@ -135,7 +141,10 @@ fn a_dropped_blocking_does_not_panic_the_worker() {
         for polled in [false, true] {
             let (worker, mut blocking) = pair();
             if polled {
-                assert!(poll_with(&mut blocking, Waker::noop()).is_pending());
+                assert!(
+                    poll_with(&mut blocking, Waker::noop()).is_pending(),
+                    "no result yet: the poll should be Pending"
+                );
             }
             drop(blocking);
             let worker = std::thread::spawn(move || worker.run(|| 7));

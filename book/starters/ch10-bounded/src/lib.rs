@@ -33,8 +33,8 @@
 //!     n * 2
 //! }))?;
 //! let doubled: Vec<u32> = doubled.into_iter().map(Result::unwrap).collect();
-//! assert_eq!(doubled, (0..10).map(|n| n * 2).collect::<Vec<_>>());
-//! assert!(executor.stats().peak_tasks <= 3);
+//! assert_eq!(doubled, (0..10).map(|n| n * 2).collect::<Vec<_>>(), "each output, in item order");
+//! assert!(executor.stats().peak_tasks <= 3, "never more than three tasks alive");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]

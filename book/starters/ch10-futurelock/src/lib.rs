@@ -51,7 +51,8 @@
 //! let board = Board::new(&executor.handle());
 //! let (tick, work) = (Duration::from_millis(5), Duration::from_millis(1));
 //! executor.block_on(take_turn(&board, "A", tick, work))?;
-//! assert_eq!(board.log(), ["A: waited 0 ticks", "A: got it", "A: done"]);
+//! let log = ["A: waited 0 ticks", "A: got it", "A: done"];
+//! assert_eq!(board.log(), log, "a free permit: no tick waited");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]

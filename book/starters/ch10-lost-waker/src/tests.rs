@@ -280,7 +280,10 @@ fn a_dropped_wait_leaves_no_waker() {
         let mut wait = event.wait();
         let recorder = Recorder::new(&event);
         assert!(poll_with(&mut wait, &recorder).is_pending(), "not set yet");
-        assert!(poll_with(&mut wait, &Recorder::new(&event)).is_pending());
+        assert!(
+            poll_with(&mut wait, &Recorder::new(&event)).is_pending(),
+            "not set yet"
+        );
         drop(wait);
         assert_eq!(
             event.waiting(),

@@ -50,8 +50,9 @@
 //!     }
 //!     slots
 //! })?;
-//! assert!(slots[1] - slots[0] >= Duration::from_millis(10));
-//! assert!(slots[2] - slots[1] >= Duration::from_millis(10));
+//! let apart = Duration::from_millis(10);
+//! assert!(slots[1] - slots[0] >= apart, "the second slot an interval after the first");
+//! assert!(slots[2] - slots[1] >= apart, "the third an interval after the second");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![allow(unused)]
