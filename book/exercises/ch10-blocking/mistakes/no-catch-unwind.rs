@@ -1,0 +1,10 @@
+//! (written blind) Runs the work without `catch_unwind`: a panic in it unwinds the worker's thread before any result is stored, so the task waits for ever for a result that will never come.
+let result = Ok(work());
+let waker = {
+    let mut slot = lock(&self.slot);
+    slot.0 = Some(result);
+    slot.1.take()
+};
+if let Some(waker) = waker {
+    waker.wake();
+}

