@@ -1,4 +1,4 @@
-//! (written blind) Runs the work without `catch_unwind`: a panic in it unwinds the worker's thread before any result is stored, so the task waits for ever for a result that will never come.
+//! Runs the work without `catch_unwind`: a panic in it unwinds the worker's thread before any result is stored, so the task waits for ever for a result that will never come.
 let result = Ok(work());
 let waker = {
     let mut slot = lock(&self.slot);

@@ -1,4 +1,4 @@
-//! (written blind) Stores the result only when a task has left its waker: work that finishes before the first poll throws its result away, and the task then waits for ever.
+//! Stores the result only when a task has left its waker: work that finishes before the first poll throws its result away, and the task then waits for ever.
 let result =
     catch_unwind(AssertUnwindSafe(work)).map_err(|p| BlockingError::Panicked(panic_message(&*p)));
 let waker = {

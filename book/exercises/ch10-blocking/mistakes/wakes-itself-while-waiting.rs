@@ -1,4 +1,4 @@
-//! (written blind) Wakes its own task before returning `Pending` instead of leaving the waker for the worker: the loop polls the future again at once, over and over, and spins for as long as the work runs.
+//! Wakes its own task before returning `Pending` instead of leaving the waker for the worker: the loop polls the future again at once, over and over, and spins for as long as the work runs.
 // region: 2
 let mut slot = lock(&self.slot);
 if let Some(result) = slot.0.take() {

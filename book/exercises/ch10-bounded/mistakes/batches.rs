@@ -1,4 +1,4 @@
-//! (written blind) Spawns `limit` tasks, waits for all of them, then the next `limit`: the limit holds and the order too, but one slow item holds its whole batch back, and the slots it leaves idle wait with it.
+//! Spawns `limit` tasks, waits for all of them, then the next `limit`: the limit holds and the order too, but one slow item holds its whole batch back, and the slots it leaves idle wait with it.
 let mut outputs = Vec::new();
 let mut items = items.into_iter().peekable();
 while items.peek().is_some() {

@@ -1,4 +1,4 @@
-//! (written blind) Keeps the tasks in a `TaskSet` and collects outputs as they end (`join_next`): the limit holds, but the outputs come back in the order the tasks ended, not the order of the items.
+//! Keeps the tasks in a `TaskSet` and collects outputs as they end (`join_next`): the limit holds, but the outputs come back in the order the tasks ended, not the order of the items.
 let mut set = executor::TaskSet::new(handle);
 let mut outputs = Vec::new();
 for item in items {

@@ -1,4 +1,4 @@
-//! (written blind) Spawns each task and awaits it before spawning the next: never more than one alive, right outputs in order, and no concurrency at all, whatever the limit.
+//! Spawns each task and awaits it before spawning the next: never more than one alive, right outputs in order, and no concurrency at all, whatever the limit.
 let _ = limit;
 let mut outputs = Vec::new();
 for item in items {

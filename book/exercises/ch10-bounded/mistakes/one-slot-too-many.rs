@@ -1,4 +1,4 @@
-//! (written blind) Counts the slots off by one (a semaphore of `limit + 1`, "the one running and the `limit` waiting"): one task more than the limit is alive at once.
+//! Counts the slots off by one (a semaphore of `limit + 1`, "the one running and the `limit` waiting"): one task more than the limit is alive at once.
 let slots = Semaphore::new(handle, limit + 1);
 let mut tasks = Vec::with_capacity(items.len());
 for item in items {

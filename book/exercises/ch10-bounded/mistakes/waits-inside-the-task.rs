@@ -1,4 +1,4 @@
-//! (written blind) Spawns every task at once and has each wait for a permit inside itself: at most `limit` run at once, but every task is alive from the start, and the peak of tasks is the number of items.
+//! Spawns every task at once and has each wait for a permit inside itself: at most `limit` run at once, but every task is alive from the start, and the peak of tasks is the number of items.
 let slots = Semaphore::new(handle, limit);
 let mut tasks = Vec::with_capacity(items.len());
 for item in items {

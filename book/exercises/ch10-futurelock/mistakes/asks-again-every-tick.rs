@@ -1,4 +1,4 @@
-//! (written blind) Drops its `acquire` at every tick, reports, and asks again: no futurelock, but each tick sends the worker to the back of the line, and the permit no longer goes to the one that asked first.
+//! Drops its `acquire` at every tick, reports, and asks again: no futurelock, but each tick sends the worker to the back of the line, and the permit no longer goes to the one that asked first.
 loop {
     match board.handle.timeout(tick, board.lock.acquire()).await {
         Ok(permit) => return board.work(who, work, permit).await,

@@ -1,4 +1,4 @@
-//! (written blind) The crate's first version: keeps `acquire` across a `timeout` and awaits the report when the tick comes; the report queues behind the worker's own, unpolled, `acquire`, the permit is handed to that one, and every worker stops (futurelock).
+//! The crate's first version: keeps `acquire` across a `timeout` and awaits the report when the tick comes; the report queues behind the worker's own, unpolled, `acquire`, the permit is handed to that one, and every worker stops (futurelock).
 let mut acquire = board.lock.acquire();
 loop {
     match board.handle.timeout(tick, &mut acquire).await {

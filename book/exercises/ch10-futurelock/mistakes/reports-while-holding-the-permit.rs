@@ -1,4 +1,4 @@
-//! (written blind) Counts the ticks, then reports through `Board::report` once it holds the permit: the report asks for the permit the worker already holds, and waits for it for ever.
+//! Counts the ticks, then reports through `Board::report` once it holds the permit: the report asks for the permit the worker already holds, and waits for it for ever.
 let mut acquire = board.lock.acquire();
 let mut ticks = 0;
 let permit = loop {

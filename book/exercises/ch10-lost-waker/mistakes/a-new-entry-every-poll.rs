@@ -1,4 +1,4 @@
-//! (written blind) Pushes the waker of every poll as a new entry: the latest waker is there, but each poll adds one more, the `Wait`'s `Drop` removes only by id, and a task polled often piles up wakers (and wakes) for one wait.
+//! Pushes the waker of every poll as a new entry: the latest waker is there, but each poll adds one more, the `Wait`'s `Drop` removes only by id, and a task polled often piles up wakers (and wakes) for one wait.
 // region: 2
 if state.set {
     this.id = None;

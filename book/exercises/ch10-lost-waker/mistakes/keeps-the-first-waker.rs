@@ -1,4 +1,4 @@
-//! (written blind) Keeps the waker of the first poll and ignores later ones: once the `Wait` has moved to another task (a `race`, a spawned task), `set` wakes the old task and the one that waits now sleeps for ever.
+//! Keeps the waker of the first poll and ignores later ones: once the `Wait` has moved to another task (a `race`, a spawned task), `set` wakes the old task and the one that waits now sleeps for ever.
 // region: 2
 if state.set {
     this.id = None;

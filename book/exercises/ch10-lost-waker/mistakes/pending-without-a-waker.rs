@@ -1,4 +1,4 @@
-//! (written blind) Returns `Pending` when the event is not set without leaving any waker, trusting the task to be polled again: nothing ever wakes it, and 07's loop reports the task stuck.
+//! Returns `Pending` when the event is not set without leaving any waker, trusting the task to be polled again: nothing ever wakes it, and 07's loop reports the task stuck.
 // region: 2
 if state.set {
     this.id = None;

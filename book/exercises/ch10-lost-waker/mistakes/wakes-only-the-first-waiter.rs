@@ -1,4 +1,4 @@
-//! (written blind) Wakes only the first waiter, like a lock handing itself on: an event is for everybody, and every other task waiting for it sleeps for ever.
+//! Wakes only the first waiter, like a lock handing itself on: an event is for everybody, and every other task waiting for it sleeps for ever.
 let first = {
     let mut state = self.lock();
     state.set = true;

@@ -1,4 +1,4 @@
-//! (written blind) Wakes every waiter while still holding the event's lock, and leaves their wakers in place: a woken task on another thread that polls its `Wait` at once blocks on the lock, and the wakers stay held after the event is set.
+//! Wakes every waiter while still holding the event's lock, and leaves their wakers in place: a woken task on another thread that polls its `Wait` at once blocks on the lock, and the wakers stay held after the event is set.
 let mut state = self.lock();
 state.set = true;
 for (_, waker) in &state.waiting {

@@ -1,4 +1,4 @@
-//! (written blind) Creates the `Sleep` for the slot but returns `Pending` without polling it: a `Sleep` sets its timer, with the task's waker, only when polled, so nothing will ever wake the task.
+//! Creates the `Sleep` for the slot but returns `Pending` without polling it: a `Sleep` sets its timer, with the task's waker, only when polled, so nothing will ever wake the task.
 let limiter = this.limiter;
 let sleep = this
     .sleep

@@ -1,4 +1,4 @@
-//! (written blind) Works out its slot from `next` without reserving it, and reserves only when the slot has come: every caller waiting meanwhile computes the same slot, and they all pass together.
+//! Works out its slot from `next` without reserving it, and reserves only when the slot has come: every caller waiting meanwhile computes the same slot, and they all pass together.
 let limiter = this.limiter;
 let now = Instant::now();
 let slot = limiter.next.get().map_or(now, |next| next.max(now));

@@ -1,4 +1,4 @@
-//! (written blind) Reserves the slot once, then wakes its own task before every `Pending` until the clock reaches it: right answers, and a task polled nonstop, a loop that never sleeps, for the whole wait.
+//! Reserves the slot once, then wakes its own task before every `Pending` until the clock reaches it: right answers, and a task polled nonstop, a loop that never sleeps, for the whole wait.
 let limiter = this.limiter;
 let sleep = this
     .sleep
