@@ -27,6 +27,7 @@ use super::Timeline;
 use data::Run;
 
 mod data;
+mod task_data;
 use super::legend::{LIGHT_OPACITY, OK_COLOUR, WRONG_COLOUR, failure_colour};
 use crate::outcome::ErrorKind;
 use crate::svg::escape;
