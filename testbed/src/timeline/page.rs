@@ -29,18 +29,20 @@ use data::Run;
 mod data;
 mod task_data;
 use super::legend::{LIGHT_OPACITY, OK_COLOUR, WRONG_COLOUR, failure_colour};
+use super::legend::{task_colours, task_legend};
 use crate::outcome::ErrorKind;
 use crate::svg::escape;
 
 const STYLE: &str = include_str!("page/page.css");
 /// The script, in parts read in this order, inside one function: the
-/// model, the drawing, the counter tracks, the range selection (these only
-/// define functions), then the page, which runs.
-const SCRIPT: [&str; 5] = [
+/// model, the drawing, the counter tracks, the range selection, the tasks
+/// (these only define functions), then the page, which runs.
+const SCRIPT: [&str; 6] = [
     include_str!("page/model.js"),
     include_str!("page/draw.js"),
     include_str!("page/counters.js"),
     include_str!("page/select.js"),
+    include_str!("page/tasks.js"),
     include_str!("page/page.js"),
 ];
 
@@ -70,6 +72,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
     for kind in ErrorKind::ALL {
         colours.insert(kind.as_str(), failure_colour(kind));
     }
+    colours.extend(task_colours());
     let data = Data {
         runs: runs.iter().map(Run::of).collect(),
         colours,
@@ -84,6 +87,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
     let title = title(runs);
     let summary = summary(runs);
     let legend = legend(runs);
+    let tasks = task_section(runs);
     format!(
         r#"<!DOCTYPE html>
 <html lang="en">
@@ -118,7 +122,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
 <div id="focus-item" role="option" aria-selected="true"></div>
 </div>
 </div>
-<p class="help">Drag, Shift+&larr;/&rarr; or a swipe to pan; Ctrl+wheel (or the wheel after a click in the figure), a pinch or +/&minus; to zoom, 0 for the whole run. Click, [ and ], or the slider to move the cursor. Hover a bar for its item; click or tap it (or reach it with the arrow keys and press Enter) for details that stay. Shift+drag, or {{ and }} at the cursor, to select a range and see its totals.</p>
+{tasks}<p class="help">Drag, Shift+&larr;/&rarr; or a swipe to pan; Ctrl+wheel (or the wheel after a click in the figure), a pinch or +/&minus; to zoom, 0 for the whole run. Click, [ and ], or the slider to move the cursor. Hover a bar for its item; click or tap it (or reach it with the arrow keys and press Enter) for details that stay. Shift+drag, or {{ and }} at the cursor, to select a range and see its totals.</p>
 <section id="details" aria-label="the chosen item" hidden>
 <button type="button" id="details-close" aria-label="close the details">&times;</button>
 <div id="details-text"></div>
@@ -230,4 +234,26 @@ fn legend(runs: &[Timeline]) -> String {
     }
     out.push_str("<span>| a loop wake-up (taller: more connections ready)</span>");
     out
+}
+
+/// The section of the executor's tasks, under the lanes, when a run
+/// recorded them (else nothing): its script (`page/tasks.js`) draws the
+/// rows and fills in the summary and the figures in its attributes.
+fn task_section(runs: &[Timeline]) -> String {
+    if runs.iter().all(|t| t.tasks.is_none()) {
+        return String::new();
+    }
+    let legend = task_legend();
+    format!(
+        r#"<section id="tasks" aria-labelledby="tasks-title">
+<h2 id="tasks-title">Tasks: who held the thread, and who woke whom</h2>
+<p class="summary" id="tasks-summary"></p>
+<div class="legend">{legend}</div>
+<div class="figure" id="task-figure">
+<canvas id="task-axis" aria-hidden="true"></canvas>
+<canvas id="task-plot" role="img" aria-label="polls of the tasks over time"></canvas>
+</div>
+</section>
+"#
+    )
 }

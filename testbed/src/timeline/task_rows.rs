@@ -128,6 +128,7 @@ mod tests {
         assert_eq!(rows.tasks[0], vec![2, 3], "{rows:?}");
         assert_eq!(rows.tasks[1], vec![1]);
         assert_eq!(rows.label(0), "task 2 +1");
-        assert_eq!(rows.shown(2, 1), None, "row 1 is not among the first one");
+        assert_eq!(rows.shown(1, 1), None, "row 1 is not among the first one");
+        assert_eq!(rows.shown(3, 1), Some(0));
     }
 }

@@ -12,11 +12,8 @@
 use serde::Serialize;
 
 use crate::tasks::{TaskTrace, WakeBy};
+use crate::timeline::legend::LONG_POLL_US;
 use crate::timeline::task_rows::{MAX_ROWS, pack};
-
-/// A poll that held the thread this long or longer is marked: nothing else
-/// ran meanwhile, no socket was read, no timer fired.
-pub(crate) const LONG_POLL_US: u64 = 10_000;
 
 /// Flags of a poll, one bit each.
 const READY: u8 = 1;
