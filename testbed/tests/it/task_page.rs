@@ -104,8 +104,11 @@ fn a_trace_without_a_blocking_poll_marks_no_long_poll() {
 }
 
 /// Writes the pages a person looks at (and times) into `$TASK_PAGES`:
-/// `tasks.html`, a small trace with its blocking poll, and `big.html`,
-/// 200,000 polls of 2,000 tasks (the log's cap). Run by hand:
+/// `tasks.html`, a small trace with its blocking poll; `quick.html`, the
+/// same without it (its self-wakes and arrows then fill the view);
+/// `big.html`, 200,000 polls of 2,000 tasks (the log's cap; the 200
+/// busiest rows drawn); `long.html`, 200,000 polls of 200 tasks, all
+/// drawn. Run by hand:
 /// `TASK_PAGES=/tmp/pages cargo test -p testbed --test it task_page::pages -- --ignored`.
 #[test]
 #[ignore = "writes pages for a person to look at"]
@@ -113,9 +116,9 @@ fn pages() {
     let dir = std::path::PathBuf::from(std::env::var("TASK_PAGES").expect("TASK_PAGES=dir"));
     std::fs::create_dir_all(&dir).unwrap();
     write(&dir, "tasks.html", timeline(Some(task_trace(12, 6, true))));
-    write(
-        &dir,
-        "big.html",
-        timeline(Some(task_trace(2_000, 99, true))),
-    );
+    write(&dir, "quick.html", timeline(Some(task_trace(12, 6, false))));
+    let big = timeline(Some(task_trace(2_000, 99, true)));
+    write(&dir, "big.html", big);
+    let long = timeline(Some(task_trace(200, 999, true)));
+    write(&dir, "long.html", long);
 }

@@ -99,85 +99,79 @@ function setupTasks(runs, stacked) {
 // The y of the middle of row `r` (-1: the outside track) of tasks `t`.
 function taskRowY(P, t, r) { return (r < 0 ? t.outside : t.rowsTop + r * P.rowH) + P.rowH / 2; }
 
+// The rows, counters and ticks as pixels (`Raster`, draw.js: 200,000
+// polls in view cost one array fill each, where as many canvas fills cost
+// a tenth of a second), then the words, arrows and cursor over them.
 function paintTasks(P, L, view, pal, colours) {
+  var began = performance.now();
   var ctx = sizeCanvas(P.canvas, L.width, P.height), rowH = P.rowH;
   drawAxis(sizeCanvas(P.axis, L.width, AXIS_H), L, view, pal);
-  ctx.fillStyle = pal.bg;
-  ctx.fillRect(0, 0, L.width, P.height);
-  ctx.font = '10px system-ui, sans-serif';
+  var dpr = window.devicePixelRatio || 1, W = Math.round(L.width * dpr), H = Math.round(P.height * dpr);
+  if (!P.raster || P.raster.w !== W || P.raster.h !== H) { P.raster = new Raster(ctx, W, H, dpr); }
+  var R = P.raster;
+  R.under = pal.bg;
+  R.px.fill(R.shade(pal.bg, 1));
   var k = L.plotW / (view.t1 - view.t0), right = LABEL_W + L.plotW;
   var x = function (t) { return LABEL_W + (t - view.t0) * k; };
-  P.drawnArrows = 0;
+  var arrows = [];
   P.runs.forEach(function (m) {
     var t = m.tasks;
-    if (t.head) { ctx.fillStyle = pal.fg; ctx.fillText(m.label, 2, t.top - 4); }
-    taskCounters(ctx, L, t, view, pal, colours);
-    for (var r = -1; r < t.rows; r++) {
-      ctx.fillStyle = pal.lane;
-      ctx.fillRect(LABEL_W, taskRowY(P, t, r) - rowH / 2 + 0.5, L.plotW, rowH - 1);
-    }
-    // The polls in view; several in one pixel of a row are one.
-    var last = new Float64Array(t.rows).fill(-1), lastColour = new Array(t.rows);
-    var i = lowerBound(t.start, view.t0 - t.maxBusy, 0, t.n), inView = [];
-    for (; i < t.n && t.start[i] < view.t1; i++) {
-      var b = x(t.start[i] + t.busy[i]);
-      if (b < LABEL_W) { continue; }
-      var a = Math.max(LABEL_W, x(t.start[i])), f = t.flags[i], row = t.row[i];
-      var colour = f & 2 ? colours.long : f & 4 ? colours.self : colours.poll;
-      if (f & 8) { inView.push(i); }
-      var px = Math.floor(a);
-      if (px <= last[row] && lastColour[row] === colour && b - a < 1) { continue; }
-      last[row] = px;
-      lastColour[row] = colour;
-      ctx.fillStyle = colour;
-      var y = t.rowsTop + row * rowH;
-      ctx.fillRect(a, y + 1, Math.max(1, Math.min(right, b) - a), rowH - 2);
-      if (f & 2) {  // a long poll: also a bracket above and below, seen at any width
-        ctx.fillRect(a, y, Math.max(2, Math.min(right, b) - a), 1);
-        ctx.fillRect(a, y + rowH - 1, Math.max(2, Math.min(right, b) - a), 1);
+    R.under = pal.bg;
+    for (var r = -1; r < t.rows; r++) { R.add(pal.lane, 1, LABEL_W, taskRowY(P, t, r) - rowH / 2 + 0.5, L.plotW, rowH - 1); }
+    R.under = pal.lane;
+    taskCounters(R, L, t, view, pal, colours);
+    var poll = R.shade(colours.poll, 1), self = R.shade(colours.self, 1), long = R.shade(colours.long, 1);
+    var longs = [], inView = [];
+    for (r = 0; r < t.rows; r++) {
+      var y = t.rowsTop + r * rowH, lo = t.rowFirst[r], hi = t.rowFirst[r + 1];
+      R.begin(y + 1, rowH - 2);
+      for (var j = lowerBound(t.rowStart, view.t0 - t.maxBusy, lo, hi); j < hi && t.rowStart[j] < view.t1; j++) {
+        var i = t.byRow[j], b = x(t.start[i] + t.busy[i]);
+        if (b < LABEL_W) { continue; }
+        var a = Math.max(LABEL_W, x(t.start[i])), f = t.flags[i];
+        if (f & 8) { inView.push(i); }
+        if (f & 2) { longs.push(i); }
+        R.span(f & 2 ? long : f & 4 ? self : poll, a, Math.max(1, Math.min(right, b) - a));
       }
+      R.end();
     }
-    // The wakes from outside, as ticks on their track; self-wakes, as
-    // ticks on their task's row.
-    var w0 = lowerBound(t.wakeAt, view.t0, 0, t.wakeAt.length);
-    for (var j = w0; j < t.wakeAt.length && t.wakeAt[j] <= view.t1; j++) {
-      var by = t.wakeBy[j];
-      if (by === 3) { continue; }
-      var wy = taskRowY(P, t, by === 4 ? t.wakeRow[j] : -1);
-      if (by === 4 && t.wakeRow[j] < 0) { continue; }
-      ctx.fillStyle = by === 4 ? colours.self : pal.muted;
-      ctx.fillRect(Math.floor(x(t.wakeAt[j])), wy - rowH / 2 + 1, by === 4 ? 2 : 1, rowH - 2);
+    // A long poll: a bracket above and below too, seen at any width.
+    longs.forEach(function (i) {
+      var a = Math.max(LABEL_W, x(t.start[i])), w = Math.max(2, Math.min(right, x(t.start[i] + t.busy[i])) - a);
+      var y = t.rowsTop + t.row[i] * rowH;
+      R.add(colours.long, 1, a, y, w, 1);
+      R.add(colours.long, 1, a, y + rowH - 1, w, 1);
+    });
+    // Wakes from outside as ticks on their track, self-wakes on their
+    // task's row; several in one pixel column of a track are one tick.
+    var tick = new Float64Array(t.rows + 1).fill(-1);
+    for (var w = lowerBound(t.wakeAt, view.t0, 0, t.wakeAt.length); w < t.wakeAt.length && t.wakeAt[w] <= view.t1; w++) {
+      var by = t.wakeBy[w], on = by === 4 ? t.wakeRow[w] : -1, wx = Math.floor(x(t.wakeAt[w]));
+      if (by === 3 || (by === 4 && on < 0) || tick[on + 1] === wx) { continue; }
+      tick[on + 1] = wx;
+      R.add(by === 4 ? colours.self : pal.muted, 1, wx, taskRowY(P, t, on) - rowH / 2 + 1, by === 4 ? 2 : 1, rowH - 2);
     }
+    arrows.push(inView);
+  });
+  ctx.putImageData(R.img, 0, 0);
+  ctx.font = '10px system-ui, sans-serif';
+  P.drawnArrows = 0;
+  P.runs.forEach(function (m, q) {
+    var t = m.tasks, inView = arrows[q];
+    if (t.head) { ctx.fillStyle = pal.fg; ctx.fillText(m.label, 2, t.top - 4); }
+    labelTaskCounters(ctx, L, t, pal);
+    ctx.fillStyle = pal.muted;
     if (inView.length > MAX_ARROWS) {
-      ctx.fillStyle = pal.muted;
       ctx.fillText(plural(inView.length, 'wake') + ' in view: zoom in to see their arrows', LABEL_W + 4,
         taskRowY(P, t, -1) + 3);
     } else {
-      ctx.strokeStyle = colours.arrow;
-      ctx.fillStyle = colours.arrow;
-      ctx.lineWidth = 1;
-      inView.forEach(function (p) {
-        var c = t.cause[p], x0 = x(t.wakeAt[c]), y0 = taskRowY(P, t, t.wakeRow[c]);
-        var x1 = Math.max(LABEL_W, x(t.start[p])), y1 = taskRowY(P, t, t.row[p]);
-        if (x0 < LABEL_W) { x0 = LABEL_W; }
-        ctx.beginPath();
-        ctx.moveTo(x0, y0);
-        ctx.lineTo(x1, y1);
-        ctx.stroke();
-        var ang = Math.atan2(y1 - y0, x1 - x0);
-        ctx.beginPath();
-        ctx.moveTo(x1, y1);
-        ctx.lineTo(x1 - 5 * Math.cos(ang - 0.45), y1 - 5 * Math.sin(ang - 0.45));
-        ctx.lineTo(x1 - 5 * Math.cos(ang + 0.45), y1 - 5 * Math.sin(ang + 0.45));
-        ctx.fill();
-      });
+      drawArrows(ctx, P, t, inView, x, colours.arrow);
       P.drawnArrows += inView.length;
     }
     // The rows' names, thinned out when rows are thin.
     ctx.fillStyle = pal.muted;
     ctx.fillText('woken', 2, taskRowY(P, t, -1) + 3);
-    var every = Math.ceil(10 / rowH);
-    for (r = 0; r < t.rows; r += every) {
+    for (var r = 0; r < t.rows; r += Math.ceil(10 / rowH)) {
       ctx.fillText(t.d.rows[r].replace('task ', ''), 2, taskRowY(P, t, r) + 3);
     }
     if (t.d.hidden_rows) {
@@ -190,6 +184,30 @@ function paintTasks(P, L, view, pal, colours) {
     ctx.fillRect(Math.round(x(L.cursor)) - 0.75, 0, 1.5, P.height);
   }
   P.canvas.setAttribute('data-arrows-drawn', String(P.drawnArrows));
+  // For the page's tests and a reader timing a large trace: this frame's cost.
+  P.canvas.setAttribute('data-paint-ms', (performance.now() - began).toFixed(1));
+}
+
+// An arrow from the wake of each poll in `polls` (on its waker's row, or
+// the outside track) to the poll's start.
+function drawArrows(ctx, P, t, polls, x, colour) {
+  ctx.strokeStyle = colour;
+  ctx.fillStyle = colour;
+  ctx.lineWidth = 1;
+  polls.forEach(function (p) {
+    var c = t.cause[p], x0 = Math.max(LABEL_W, x(t.wakeAt[c])), y0 = taskRowY(P, t, t.wakeRow[c]);
+    var x1 = Math.max(LABEL_W, x(t.start[p])), y1 = taskRowY(P, t, t.row[p]);
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    ctx.lineTo(x1, y1);
+    ctx.stroke();
+    var ang = Math.atan2(y1 - y0, x1 - x0);
+    ctx.beginPath();
+    ctx.moveTo(x1, y1);
+    ctx.lineTo(x1 - 5 * Math.cos(ang - 0.45), y1 - 5 * Math.sin(ang - 0.45));
+    ctx.lineTo(x1 - 5 * Math.cos(ang + 0.45), y1 - 5 * Math.sin(ang + 0.45));
+    ctx.fill();
+  });
 }
 
 // The value of counter `values` at `t`: the last sample at or before it.
@@ -200,20 +218,24 @@ function sampleAt(t, at, values) {
 
 // Tasks alive and the ready queue, one column per pixel, each as tall as
 // its peak over the whole run.
-function taskCounters(ctx, L, t, view, pal, colours) {
-  [[t.alive, t.peakAlive, 'alive'], [t.ready, t.peakReady, 'ready']].forEach(function (c, n) {
-    var top = t.top + n * COUNTER_H, full = COUNTER_H - 3;
-    ctx.fillStyle = pal.lane;
-    ctx.fillRect(LABEL_W, top + 1, L.plotW, COUNTER_H - 2);
-    ctx.fillStyle = n ? pal.muted : colours.poll;
+function taskCounters(R, L, t, view, pal, colours) {
+  [[t.alive, t.peakAlive], [t.ready, t.peakReady]].forEach(function (c, n) {
+    var top = t.top + n * COUNTER_H, full = COUNTER_H - 3, colour = n ? pal.muted : colours.poll;
+    R.add(pal.lane, 1, LABEL_W, top + 1, L.plotW, COUNTER_H - 2);
     for (var col = 0; col < L.plotW; col++) {
       var v = sampleAt(view.t0 + (col + 0.5) / L.plotW * (view.t1 - view.t0), t.countAt, c[0]);
       var h = Math.round(full * v / c[1]);
-      if (h > 0) { ctx.fillRect(LABEL_W + col, top + COUNTER_H - 1 - h, 1, h); }
+      if (h > 0) { R.add(colour, 1, LABEL_W + col, top + COUNTER_H - 1 - h, 1, h); }
     }
+  });
+}
+
+function labelTaskCounters(ctx, L, t, pal) {
+  [[t.peakAlive, 'alive'], [t.peakReady, 'ready']].forEach(function (c, n) {
+    var top = t.top + n * COUNTER_H;
     ctx.fillStyle = pal.muted;
-    ctx.fillText(c[2], 2, top + COUNTER_H - 7);
-    scale(ctx, L, 'top: ' + c[1] + (n ? ' ready' : ' alive'), top, pal);
+    ctx.fillText(c[1], 2, top + COUNTER_H - 7);
+    scale(ctx, L, 'top: ' + c[0] + ' ' + c[1], top, pal);
   });
 }
 
