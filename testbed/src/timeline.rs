@@ -22,6 +22,14 @@
 //! nearly all dark. A server in its own process (02-fork's) keeps no such
 //! log, and its bars have one shade.
 //!
+//! # Tasks
+//!
+//! An executor that recorded its tasks ([`crate::tasks::TaskTrace`],
+//! [`Timeline::with_tasks`]) has them drawn under the lanes of its page and
+//! as tracks of its trace export: which task held the thread, for how long,
+//! and which wake caused each poll. The tasks are packed into rows
+//! (`timeline/task_rows.rs`), so that short-lived tasks share one.
+//!
 //! # Several runs on one axis
 //!
 //! [`render_stack`] draws several runs one above the other on a shared time

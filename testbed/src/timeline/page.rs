@@ -14,6 +14,16 @@
 //! `data-in-flight`, and `<body data-drawn>` the milliseconds from navigation
 //! to the first full drawing. The title reads `<stage>: <N> items`.
 //!
+//! When the executor recorded its tasks ([`crate::tasks`]), a section
+//! `#tasks` under the lanes draws them on the same time axis
+//! (`page/tasks.js`, its data `page/task_data.rs`): a row per task, a bar
+//! per poll, an arrow from each wake to the poll it caused, self-wakes and
+//! long polls in colours of their own, and the tasks alive and ready. It
+//! says what it drew in `data-polls`, `data-wakes`, `data-arrows`,
+//! `data-long-polls`, `data-self-wakes` and `data-longest-poll-us`, and
+//! its canvas the arrows in view (`data-arrows-drawn`) and the last
+//! frame's cost (`data-paint-ms`). A run without a trace has no section.
+//!
 //! Embedded in the book (an `<iframe class="timeline-page">`), the page
 //! tells the book its height and takes the book's theme, both by
 //! `postMessage` (a book opened from a file is another origin to its

@@ -14,7 +14,7 @@ use testbed::report::{Report, RunFacts};
 use testbed::sample::{BLOCKING_POLL_US, SELF_WAKE_STREAK, task_trace};
 use testbed::tasks::TaskTrace;
 use testbed::testing::rows_on_lanes;
-use testbed::timeline::{Timeline, render_page};
+use testbed::timeline::{Timeline, render_page, render_trace};
 use testbed::workload::items;
 
 /// Twenty items on four lanes (`rows_on_lanes`), with `tasks` recorded.
@@ -80,6 +80,30 @@ fn the_task_section_draws_every_poll_and_an_arrow_per_wake_that_caused_one() {
         1,
         "the legend explains the mark"
     );
+}
+
+#[test]
+fn the_trace_export_has_the_tasks_process_beside_the_connections() {
+    let trace = task_trace(3, 2, true);
+    let json: serde_json::Value =
+        serde_json::from_str(&render_trace(&timeline(Some(trace.clone())))).unwrap();
+    let events = json["traceEvents"].as_array().unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["ph"] == "M" && e["args"]["name"] == "tasks"),
+        "a process named tasks"
+    );
+    let flows = events.iter().filter(|e| e["ph"] == "f").count();
+    assert_eq!(flows, trace.polls.len(), "an arrow to every poll");
+    let without: serde_json::Value = serde_json::from_str(&render_trace(&timeline(None))).unwrap();
+    let pids: std::collections::BTreeSet<_> = without["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["pid"].to_string())
+        .collect();
+    assert_eq!(pids.len(), 1, "no trace, no tasks process: {pids:?}");
 }
 
 #[test]
