@@ -64,13 +64,14 @@ function setupTasks(runs, stacked) {
   var sum = function (f) { return withTasks.reduce(function (s, m) { return s + f(m.tasks); }, 0); };
   var rowsDrawn = sum(function (t) { return t.rows; });
   var rowH = Math.max(6, Math.min(16, Math.floor(TASK_ROWS_H / Math.max(1, rowsDrawn))));
+  var trackH = Math.max(14, rowH);  // the outside track: tall enough for its words
   var y = 0;
   withTasks.forEach(function (m) {
     var t = m.tasks;
     t.head = stacked ? 16 : 0;
     t.top = y + t.head;
     t.outside = t.top + 2 * COUNTER_H;          // the track of wakes from outside
-    t.rowsTop = t.outside + rowH;
+    t.rowsTop = t.outside + trackH;
     y = t.rowsTop + t.rows * rowH + (t.d.hidden_rows ? 16 : 4);
   });
   section.setAttribute('data-polls', String(sum(function (t) { return t.n + t.d.hidden_polls; })));
@@ -92,12 +93,15 @@ function setupTasks(runs, stacked) {
   var canvas = document.getElementById('task-plot');
   canvas.setAttribute('aria-label', 'polls of the tasks over time: ' +
     document.getElementById('tasks-summary').textContent);
-  return { runs: withTasks, rowH: rowH, height: y, canvas: canvas, axis: document.getElementById('task-axis'),
+  return { runs: withTasks, rowH: rowH, trackH: trackH, height: y, canvas: canvas, axis: document.getElementById('task-axis'),
     stacked: stacked, drawnArrows: 0 };
 }
 
 // The y of the middle of row `r` (-1: the outside track) of tasks `t`.
-function taskRowY(P, t, r) { return (r < 0 ? t.outside : t.rowsTop + r * P.rowH) + P.rowH / 2; }
+function taskRowY(P, t, r) { return r < 0 ? t.outside + P.trackH / 2 : t.rowsTop + (r + 0.5) * P.rowH; }
+
+// The height of row `r` (-1: the outside track).
+function taskRowH(P, r) { return r < 0 ? P.trackH : P.rowH; }
 
 // The rows, counters and ticks as pixels (`Raster`, draw.js: 200,000
 // polls in view cost one array fill each, where as many canvas fills cost
@@ -117,7 +121,9 @@ function paintTasks(P, L, view, pal, colours) {
   P.runs.forEach(function (m) {
     var t = m.tasks;
     R.under = pal.bg;
-    for (var r = -1; r < t.rows; r++) { R.add(pal.lane, 1, LABEL_W, taskRowY(P, t, r) - rowH / 2 + 0.5, L.plotW, rowH - 1); }
+    for (var r = -1; r < t.rows; r++) {
+      R.add(pal.lane, 1, LABEL_W, taskRowY(P, t, r) - taskRowH(P, r) / 2 + 0.5, L.plotW, taskRowH(P, r) - 1);
+    }
     R.under = pal.lane;
     taskCounters(R, L, t, view, pal, colours);
     var poll = R.shade(colours.poll, 1), self = R.shade(colours.self, 1), long = R.shade(colours.long, 1);
@@ -149,7 +155,8 @@ function paintTasks(P, L, view, pal, colours) {
       var by = t.wakeBy[w], on = by === 4 ? t.wakeRow[w] : -1, wx = Math.floor(x(t.wakeAt[w]));
       if (by === 3 || (by === 4 && on < 0) || tick[on + 1] === wx) { continue; }
       tick[on + 1] = wx;
-      R.add(by === 4 ? colours.self : pal.muted, 1, wx, taskRowY(P, t, on) - rowH / 2 + 1, by === 4 ? 2 : 1, rowH - 2);
+      R.add(by === 4 ? colours.self : pal.muted, 1, wx, taskRowY(P, t, on) - taskRowH(P, on) / 2 + 1,
+        by === 4 ? 2 : 1, taskRowH(P, on) - 2);
     }
     arrows.push(inView);
   });
@@ -160,10 +167,8 @@ function paintTasks(P, L, view, pal, colours) {
     var t = m.tasks, inView = arrows[q];
     if (t.head) { ctx.fillStyle = pal.fg; ctx.fillText(m.label, 2, t.top - 4); }
     labelTaskCounters(ctx, L, t, pal);
-    ctx.fillStyle = pal.muted;
     if (inView.length > MAX_ARROWS) {
-      ctx.fillText(plural(inView.length, 'wake') + ' in view: zoom in to see their arrows', LABEL_W + 4,
-        taskRowY(P, t, -1) + 3);
+      scale(ctx, L, plural(inView.length, 'wake') + ' in view: zoom in for their arrows', t.outside, pal);
     } else {
       drawArrows(ctx, P, t, inView, x, colours.arrow);
       P.drawnArrows += inView.length;
