@@ -49,6 +49,7 @@ use crate::report::Report;
 use crate::server::{ServedLine, ServerConfig};
 use crate::stage::{RunStats, Scenario, Stage, StageError};
 use crate::store::{Row, StoreError};
+use crate::tasks::TaskTrace;
 use crate::timeline::{self, Timeline};
 use crate::turns::LoopTurns;
 use crate::watchdog::{Monitor, Watch};
@@ -101,6 +102,8 @@ pub struct Execution {
     pub epoch: Instant,
     /// The event loop's turns, as stored (`None`: the stage has no loop).
     pub turns: Option<LoopTurns>,
+    /// The executor's tasks, as stored (`None`: none were recorded).
+    pub tasks: Option<TaskTrace>,
 }
 
 impl Execution {
@@ -111,7 +114,8 @@ impl Execution {
     /// timeline's data for `stack-timelines`.
     pub fn write_timeline(&self, path: &Path, command: Option<&str>) -> io::Result<()> {
         let timeline = Timeline::new(&self.report, &self.rows, &self.served, self.epoch)
-            .with_turns(self.turns.clone());
+            .with_turns(self.turns.clone())
+            .with_tasks(self.tasks.clone());
         std::fs::write(path, timeline::render_for(path, &timeline, command))
     }
 }
@@ -262,6 +266,10 @@ fn execute_with(
         reader.store.record_turns(turns)?;
     }
     let turns = reader.store.turns()?;
+    let tasks = stats.tasks().cloned();
+    if let Some(tasks) = &tasks {
+        reader.store.record_tasks(tasks)?;
+    }
     let report = verdict::report(verdict::Run {
         stage,
         settings,
@@ -285,6 +293,7 @@ fn execute_with(
         served,
         epoch: scenario.epoch,
         turns,
+        tasks,
     })
 }
 

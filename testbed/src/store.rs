@@ -41,6 +41,7 @@ pub mod mark;
 mod read;
 mod replay;
 mod run;
+mod tasks;
 mod turns;
 
 use std::path::{Path, PathBuf};
@@ -235,6 +236,7 @@ impl Store {
         let created = run::previous(&store.conn).and_then(|replaced| {
             store.conn.execute_batch(SCHEMA)?;
             store.conn.execute_batch(turns::SCHEMA)?;
+            store.conn.execute_batch(tasks::SCHEMA)?;
             store.conn.execute_batch(replay::SCHEMA)?;
             store
                 .conn

@@ -22,6 +22,14 @@
 //! nearly all dark. A server in its own process (02-fork's) keeps no such
 //! log, and its bars have one shade.
 //!
+//! # Tasks
+//!
+//! An executor that recorded its tasks ([`crate::tasks::TaskTrace`],
+//! [`Timeline::with_tasks`]) has them drawn under the lanes of its page and
+//! as tracks of its trace export: which task held the thread, for how long,
+//! and which wake caused each poll. The tasks are packed into rows
+//! (`timeline/task_rows.rs`), so that short-lived tasks share one.
+//!
 //! # Several runs on one axis
 //!
 //! [`render_stack`] draws several runs one above the other on a shared time
@@ -52,9 +60,11 @@
 mod draw;
 mod legend;
 mod page;
+mod task_rows;
 #[cfg(test)]
 mod tests;
 mod trace;
+mod trace_tasks;
 
 use std::path::Path;
 use std::time::Instant;
@@ -64,6 +74,7 @@ use serde::{Deserialize, Serialize};
 use crate::report::Report;
 use crate::server::ServedLine;
 use crate::store::{Row, Store, StoreError};
+use crate::tasks::TaskTrace;
 use crate::turns::LoopTurns;
 
 pub use draw::render_stack;
@@ -86,6 +97,10 @@ pub struct Timeline {
     /// none, as 01-sync and 02-fork).
     #[serde(default)]
     pub turns: Option<LoopTurns>,
+    /// The executor's tasks, if it recorded them (`None`: no trace, and
+    /// the page shows no tasks).
+    #[serde(default)]
+    pub tasks: Option<TaskTrace>,
 }
 
 /// One item's bar: from the stage starting on it to its outcome recorded.
@@ -158,12 +173,31 @@ impl Timeline {
             bars,
             service,
             turns: None,
+            tasks: None,
         }
     }
 
     /// The same timeline with the loop's recorded turns.
     pub fn with_turns(mut self, turns: Option<LoopTurns>) -> Timeline {
         self.turns = turns;
+        self
+    }
+
+    /// The same timeline with the executor's recorded tasks: the page
+    /// draws a row per task under the lanes, the trace a track per row.
+    ///
+    /// ```
+    /// use testbed::timeline::{Timeline, render_page};
+    /// # use testbed::report::{Report, RunFacts};
+    /// # use testbed::protocol::Phases;
+    /// # let report = Report::build(&[], &[], RunFacts::new("executor", Phases::Two));
+    /// let trace = testbed::sample::task_trace(3, 2, true);
+    /// let timeline = Timeline::new(&report, &[], &[], std::time::Instant::now())
+    ///     .with_tasks(Some(trace));
+    /// assert!(render_page(&[timeline]).contains(r#"<section id="tasks""#));
+    /// ```
+    pub fn with_tasks(mut self, tasks: Option<TaskTrace>) -> Timeline {
+        self.tasks = tasks;
         self
     }
 
@@ -230,7 +264,9 @@ pub fn reread(store: &Store) -> Result<Option<Timeline>, StoreError> {
     let service: Vec<Service> = serde_json::from_str(&service).map_err(corrupt)?;
     let rows = store.rows()?;
     Ok(Some(
-        Timeline::from_parts(&report, &rows, service).with_turns(store.turns()?),
+        Timeline::from_parts(&report, &rows, service)
+            .with_turns(store.turns()?)
+            .with_tasks(store.tasks()?),
     ))
 }
 

@@ -23,6 +23,71 @@ pub(super) const OK_COLOUR: &str = "#4c78a8";
 /// wrong row may claim any outcome.
 pub(super) const WRONG_COLOUR: &str = "#222222";
 
+/// A poll that held the thread this long or longer is marked long: nothing
+/// else ran meanwhile, no socket was read, no timer fired.
+pub(super) const LONG_POLL_US: u64 = 10_000;
+
+/// Colour of a task's poll on the page.
+pub(super) const POLL_COLOUR: &str = "#2f8f89";
+
+/// Colour of a poll caused by its own task's wake, and of that wake's mark:
+/// a task that spins instead of letting the loop sleep.
+pub(super) const SELF_WAKE_COLOUR: &str = "#8e5bb5";
+
+/// Colour of a long poll ([`LONG_POLL_US`]): the thread blocked.
+pub(super) const LONG_POLL_COLOUR: &str = "#d62728";
+
+/// Colour of the arrows from a wake to the poll it caused.
+pub(super) const ARROW_COLOUR: &str = "#f58518";
+
+/// The colours the page's script draws the tasks with, by its names.
+pub(super) fn task_colours() -> [(&'static str, &'static str); 4] {
+    [
+        ("poll", POLL_COLOUR),
+        ("self", SELF_WAKE_COLOUR),
+        ("long", LONG_POLL_COLOUR),
+        ("arrow", ARROW_COLOUR),
+    ]
+}
+
+/// The legend of the tasks' rows: what each colour and mark means.
+pub(super) fn task_legend() -> String {
+    let swatch =
+        |colour: &str| format!(r#"<span class="swatch" style="background:{colour}"></span>"#);
+    let ms = LONG_POLL_US / 1_000;
+    [
+        (
+            "poll",
+            POLL_COLOUR,
+            "a poll (the task held the thread)".to_owned(),
+        ),
+        (
+            "long",
+            LONG_POLL_COLOUR,
+            format!("a long poll, {ms} ms or more: the thread blocked, nothing else ran"),
+        ),
+        (
+            "self",
+            SELF_WAKE_COLOUR,
+            "a self-wake, and the poll it caused: the task woke itself, so the loop never slept"
+                .to_owned(),
+        ),
+        (
+            "arrow",
+            ARROW_COLOUR,
+            "from a wake to the poll it caused (woken row: spawns, sockets, timers)".to_owned(),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, colour, words)| {
+        format!(
+            r#"<span data-task-mark="{name}">{}{words}</span>"#,
+            swatch(colour)
+        )
+    })
+    .collect()
+}
+
 /// The class of a wrong bar.
 pub(super) const WRONG_CLASS: &str = "wrong";
 

@@ -14,6 +14,16 @@
 //! `data-in-flight`, and `<body data-drawn>` the milliseconds from navigation
 //! to the first full drawing. The title reads `<stage>: <N> items`.
 //!
+//! When the executor recorded its tasks ([`crate::tasks`]), a section
+//! `#tasks` under the lanes draws them on the same time axis
+//! (`page/tasks.js`, its data `page/task_data.rs`): a row per task, a bar
+//! per poll, an arrow from each wake to the poll it caused, self-wakes and
+//! long polls in colours of their own, and the tasks alive and ready. It
+//! says what it drew in `data-polls`, `data-wakes`, `data-arrows`,
+//! `data-long-polls`, `data-self-wakes` and `data-longest-poll-us`, and
+//! its canvas the arrows in view (`data-arrows-drawn`) and the last
+//! frame's cost (`data-paint-ms`). A run without a trace has no section.
+//!
 //! Embedded in the book (an `<iframe class="timeline-page">`), the page
 //! tells the book its height and takes the book's theme, both by
 //! `postMessage` (a book opened from a file is another origin to its
@@ -27,19 +37,22 @@ use super::Timeline;
 use data::Run;
 
 mod data;
+mod task_data;
 use super::legend::{LIGHT_OPACITY, OK_COLOUR, WRONG_COLOUR, failure_colour};
+use super::legend::{task_colours, task_legend};
 use crate::outcome::ErrorKind;
 use crate::svg::escape;
 
 const STYLE: &str = include_str!("page/page.css");
 /// The script, in parts read in this order, inside one function: the
-/// model, the drawing, the counter tracks, the range selection (these only
-/// define functions), then the page, which runs.
-const SCRIPT: [&str; 5] = [
+/// model, the drawing, the counter tracks, the range selection, the tasks
+/// (these only define functions), then the page, which runs.
+const SCRIPT: [&str; 6] = [
     include_str!("page/model.js"),
     include_str!("page/draw.js"),
     include_str!("page/counters.js"),
     include_str!("page/select.js"),
+    include_str!("page/tasks.js"),
     include_str!("page/page.js"),
 ];
 
@@ -69,6 +82,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
     for kind in ErrorKind::ALL {
         colours.insert(kind.as_str(), failure_colour(kind));
     }
+    colours.extend(task_colours());
     let data = Data {
         runs: runs.iter().map(Run::of).collect(),
         colours,
@@ -83,6 +97,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
     let title = title(runs);
     let summary = summary(runs);
     let legend = legend(runs);
+    let tasks = task_section(runs);
     format!(
         r#"<!DOCTYPE html>
 <html lang="en">
@@ -117,7 +132,7 @@ pub fn render_page(runs: &[Timeline]) -> String {
 <div id="focus-item" role="option" aria-selected="true"></div>
 </div>
 </div>
-<p class="help">Drag, Shift+&larr;/&rarr; or a swipe to pan; Ctrl+wheel (or the wheel after a click in the figure), a pinch or +/&minus; to zoom, 0 for the whole run. Click, [ and ], or the slider to move the cursor. Hover a bar for its item; click or tap it (or reach it with the arrow keys and press Enter) for details that stay. Shift+drag, or {{ and }} at the cursor, to select a range and see its totals.</p>
+{tasks}<p class="help">Drag, Shift+&larr;/&rarr; or a swipe to pan; Ctrl+wheel (or the wheel after a click in the figure), a pinch or +/&minus; to zoom, 0 for the whole run. Click, [ and ], or the slider to move the cursor. Hover a bar for its item; click or tap it (or reach it with the arrow keys and press Enter) for details that stay. Shift+drag, or {{ and }} at the cursor, to select a range and see its totals.</p>
 <section id="details" aria-label="the chosen item" hidden>
 <button type="button" id="details-close" aria-label="close the details">&times;</button>
 <div id="details-text"></div>
@@ -229,4 +244,26 @@ fn legend(runs: &[Timeline]) -> String {
     }
     out.push_str("<span>| a loop wake-up (taller: more connections ready)</span>");
     out
+}
+
+/// The section of the executor's tasks, under the lanes, when a run
+/// recorded them (else nothing): its script (`page/tasks.js`) draws the
+/// rows and fills in the summary and the figures in its attributes.
+fn task_section(runs: &[Timeline]) -> String {
+    if runs.iter().all(|t| t.tasks.is_none()) {
+        return String::new();
+    }
+    let legend = task_legend();
+    format!(
+        r#"<section id="tasks" aria-labelledby="tasks-title">
+<h2 id="tasks-title">Tasks: who held the thread, and who woke whom</h2>
+<p class="summary" id="tasks-summary"></p>
+<div class="legend">{legend}</div>
+<div class="figure" id="task-figure">
+<canvas id="task-axis" aria-hidden="true"></canvas>
+<canvas id="task-plot" role="img" aria-label="polls of the tasks over time"></canvas>
+</div>
+</section>
+"#
+    )
 }

@@ -195,3 +195,18 @@ fn with_a_service_time(report: &Report, rows: &[Row]) -> String {
     }];
     render_stack(std::slice::from_ref(&timeline), None)
 }
+
+#[test]
+fn a_reread_run_has_the_tasks_it_kept_and_its_page_draws_them() {
+    use crate::store::{DbTarget, Store};
+    let target = DbTarget::memory();
+    let epoch = Instant::now();
+    let mut store = Store::create_run(&target, epoch, "test").unwrap();
+    let (report, _) = run(2, 4);
+    let trace = crate::sample::task_trace(3, 2, true);
+    store.record_tasks(&trace).unwrap();
+    super::keep(&mut store, &report, &[], epoch).unwrap();
+    let timeline = super::reread(&store).unwrap().expect("kept");
+    assert_eq!(timeline.tasks, Some(trace));
+    assert!(super::render_page(&[timeline]).contains(r#"<section id="tasks""#));
+}

@@ -16,6 +16,7 @@
 use serde_json::{Value, json};
 
 use super::Timeline;
+use super::trace_tasks::task_events;
 
 /// The loop's track.
 const LOOP_TID: u64 = 0;
@@ -77,6 +78,9 @@ pub fn render_trace(timeline: &Timeline) -> String {
             "args": {"turn": i, "ready": turn.ready, "timers": turn.timers,
                      "ran": turn.ran, "done": turn.done, "busy_us": turn.busy_us},
         }));
+    }
+    if let Some(tasks) = &timeline.tasks {
+        task_events(tasks, &mut events);
     }
     let trace: Value = json!({"traceEvents": events, "displayTimeUnit": "ms"});
     trace.to_string()

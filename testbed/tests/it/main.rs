@@ -18,4 +18,5 @@ mod replay;
 mod server;
 mod shutdown;
 mod slow_server;
+mod task_page;
 mod util;

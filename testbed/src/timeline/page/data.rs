@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::task_data::Tasks;
 use crate::report::Report;
 use crate::timeline::{Service, Timeline};
 
@@ -53,6 +54,8 @@ pub(super) struct Run<'a> {
     svc_len: Vec<u64>,
     /// The loop's wake-ups, if the stage has a loop.
     turns: Option<Turns>,
+    /// The executor's tasks, if it recorded them.
+    tasks: Option<Tasks>,
 }
 
 /// The loop's turns, in columns.
@@ -103,6 +106,7 @@ impl Run<'_> {
             svc: Vec::with_capacity(order.len()),
             svc_at: Vec::new(),
             svc_len: Vec::new(),
+            tasks: timeline.tasks.as_ref().map(Tasks::of),
             turns: timeline.turns.as_ref().map(|t| {
                 let mut before = 0;
                 Turns {

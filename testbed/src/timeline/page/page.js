@@ -20,6 +20,13 @@
 
 var data = JSON.parse(document.getElementById('data').textContent);
 var runs = decode(data);
+// The executor's tasks, where it recorded them (tasks.js): their polls
+// may outlast the last item, and the axis covers them.
+runs.forEach(function (m, r) {
+  var t = data.runs[r].tasks;
+  m.tasks = t ? decodeTasks(t) : null;
+  if (m.tasks && m.tasks.end > m.end) { m.end = m.tasks.end; }
+});
 var stacked = runs.length > 1;
 var end = runs.reduce(function (e, m) { return Math.max(e, m.end); }, 1);
 var MAX_H = 600;  // the lanes' box at most, px; more lanes scroll in it
@@ -52,6 +59,7 @@ box.style.maxHeight = L.visH + 'px';
 box.setAttribute('data-items', String(runs.reduce(function (n, m) { return n + m.n; }, 0)));
 box.setAttribute('data-lanes', String(runs.reduce(function (n, m) { return n + m.lanes; }, 0)));
 box.setAttribute('data-wakes', String(runs.reduce(function (n, m) { return n + (m.turns ? m.turns.woke.length : 0); }, 0)));
+var taskPanel = setupTasks(runs, stacked);
 
 // ---- State: the cursor, the item the keyboard is on, the one chosen ----
 var focus = null;   // { r, i }: the keyboard's item
@@ -93,6 +101,7 @@ function paint() {
   drawMarks(ctx, L, runs, box.scrollTop, pal, [
     { at: chosen, colour: pal.fg }, { at: focus, colour: pal.cursor }]);
   drawAxis(sizeCanvas(axisCanvas, L.width, AXIS_H), L, view, pal);
+  if (taskPanel) { paintTasks(taskPanel, L, view, pal, data.colours); }
   draws.push(performance.now() - began);
   if (draws.length > 1000) { draws.splice(0, 500); }
 }
@@ -382,6 +391,28 @@ function pointerEnd(e) {
 window.addEventListener('pointerup', pointerEnd);
 window.addEventListener('pointercancel', pointerEnd);
 plot.addEventListener('pointerleave', hideTip);
+
+// The tasks' rows share the view: hover for a poll, click for the cursor
+// and details that stay, Ctrl+wheel to zoom, as over the lanes.
+if (taskPanel) {
+  var taskCanvas = taskPanel.canvas;
+  taskCanvas.addEventListener('pointermove', function (e) {
+    var lines = taskHit(taskPanel, L, view, e.clientX, e.clientY);
+    if (lines) { showTip(lines, e.clientX, e.clientY); } else { hideTip(); }
+  });
+  taskCanvas.addEventListener('pointerleave', hideTip);
+  taskCanvas.addEventListener('click', function (e) {
+    var px = e.clientX - taskCanvas.getBoundingClientRect().left;
+    if (px >= LABEL_W) { setCursor(tAt(px)); }
+    var lines = taskHit(taskPanel, L, view, e.clientX, e.clientY);
+    if (lines) { hideTip(); openDetails(lines, null); }
+  });
+  taskCanvas.addEventListener('wheel', function (e) {
+    if (!(e.ctrlKey || e.metaKey)) { return; }
+    e.preventDefault();
+    zoom(Math.exp(e.deltaY * 0.002), tAt(e.clientX - taskCanvas.getBoundingClientRect().left));
+  }, { passive: false });
+}
 
 box.addEventListener('keydown', function (e) {
   var span = view.t1 - view.t0, mid = (view.t0 + view.t1) / 2;
