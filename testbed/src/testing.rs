@@ -26,6 +26,7 @@ mod child;
 mod hostile;
 mod property;
 mod quiet;
+mod racing_waker;
 mod script;
 mod seccomp;
 
@@ -38,6 +39,7 @@ pub use quiet::{
 };
 // Kept here too, beside the other helpers for tests.
 pub use crate::sample::rows_on_lanes;
+pub use racing_waker::RacingWaker;
 pub use script::Script;
 pub use seccomp::forbid_io_uring;
 

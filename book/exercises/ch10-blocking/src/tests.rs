@@ -94,6 +94,30 @@ fn the_task_is_woken_once_after_the_result_is_in_and_the_lock_is_free() {
 }
 
 #[test]
+fn a_result_that_comes_while_the_task_looks_still_wakes_it() {
+    bounded("a poll by hand, or the worker, never returned", || {
+        let (worker, mut blocking) = pair();
+        // The worker delivers at the moment the poll clones its waker: if
+        // the poll let go of the slot's lock between its look and leaving
+        // the waker, the result lands in between.
+        let racing =
+            testbed::testing::RacingWaker::new(Duration::from_millis(20), move || worker.run(|| 7));
+        let polled = poll_with(&mut blocking, &racing.waker());
+        racing.join();
+        match polled {
+            Poll::Ready(result) => assert_eq!(result, Ok(7), "the work's result"),
+            Poll::Pending => assert_eq!(
+                racing.wakes(),
+                1,
+                "the result came while the poll was leaving its waker, and the poll returned \
+                 Pending: the worker should have woken it once. Look for the result and leave the \
+                 waker under one lock, or the result can land in between and wake nobody"
+            ),
+        }
+    });
+}
+
+#[test]
 fn the_latest_waker_is_the_one_woken() {
     bounded(
         "a poll by hand never returned (does it wait inside poll instead of returning Pending?)",

@@ -110,6 +110,23 @@ fn the_permit_goes_in_the_order_asked() {
 }
 
 #[test]
+fn a_permit_handed_over_between_ticks_is_taken_at_once() {
+    // The holder lets go after 10 ms; A ticks every 300 ms. A worker
+    // that only looks at its place in line at each tick leaves the permit
+    // unused until the tick ends.
+    let tick = Duration::from_millis(300);
+    let (log, took) = bounded("a worker behind a holder never finished", move || {
+        run(Duration::from_millis(10), &[("A", tick)])
+    });
+    assert!(
+        took < Duration::from_millis(150),
+        "the holder let go after 10 ms, and A's work takes 2 ms, but the run took {took:?}: \
+         A should take the permit as soon as it is handed over, not at its next 300 ms tick \
+         (keep polling the `acquire` between ticks); the log: {log:?}"
+    );
+}
+
+#[test]
 fn each_worker_reports_the_ticks_it_waited_with_the_permit_in_hand() {
     let (log, took) = bounded("two workers behind a holder never finished", || {
         run(Duration::from_millis(60), &[("A", TICK), ("B", TICK)])

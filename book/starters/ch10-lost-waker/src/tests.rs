@@ -157,6 +157,31 @@ fn set_before_the_wait_is_ready_at_once() {
 }
 
 #[test]
+fn set_while_the_wait_looks_still_wakes_it() {
+    bounded("a poll by hand, or the set, never returned", || {
+        let event = Event::new();
+        let setter = event.clone();
+        // The event is set at the moment the poll clones its waker: if the
+        // poll let go of the lock between its look at the flag and leaving
+        // the waker, the set lands in between.
+        let racing =
+            testbed::testing::RacingWaker::new(Duration::from_millis(20), move || setter.set());
+        let mut wait = event.wait();
+        let polled = Pin::new(&mut wait).poll(&mut Context::from_waker(&racing.waker()));
+        racing.join();
+        if polled.is_pending() {
+            assert_eq!(
+                racing.wakes(),
+                1,
+                "the event was set while the poll was leaving its waker, and the poll returned \
+                 Pending: `set` should have woken it once. Look at the flag and leave the waker \
+                 under one lock, or the set can land in between and wake nobody"
+            );
+        }
+    });
+}
+
+#[test]
 fn polled_with_two_wakers_in_turn_the_second_is_woken() {
     bounded("a poll by hand, or set, never returned", || {
         let event = Event::new();

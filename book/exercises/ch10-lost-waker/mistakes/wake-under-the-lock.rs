@@ -1,0 +1,9 @@
+//! (written blind) `set` calls every waker while it still holds the state's lock, so a waker that runs code touching the event (polls the `Wait` inline, asks `is_set`/`waiting`) deadlocks on the non-reentrant mutex.
+let mut state = self.lock();
+if state.set {
+    return;
+}
+state.set = true;
+for (_, waker) in state.waiting.drain(..) {
+    waker.wake();
+}

