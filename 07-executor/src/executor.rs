@@ -54,14 +54,18 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use scheduler::TimerHeap;
+use testbed::tasks::TaskTrace;
 use testbed::turns::TurnLog;
 
 use crate::handle::{Handle, Shared};
 use crate::join::{JoinError, JoinHandle, TaskPanic};
+use crate::lints::{Lint, Lints, Spawned};
 use crate::notify;
 use crate::order::Order;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
+use crate::record::{self, Doing};
+use crate::semaphore::Registry;
 use crate::stats::Stats;
 use crate::stuck::{self, Stuck};
 use crate::task_map::TaskMap;
@@ -209,6 +213,9 @@ impl Executor {
             closed: Cell::new(false),
             turns: RefCell::new(TurnLog::new()),
             order: Order::new(seed),
+            lints: Lints::default(),
+            semaphores: Registry::default(),
+            created: Instant::now(),
         };
         Ok(Executor {
             handle: Handle {
@@ -234,6 +241,7 @@ impl Executor {
     /// assert_eq!(executor.block_on(task)?, Ok("spawned"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
@@ -279,6 +287,52 @@ impl Executor {
         self.handle.shared.tasks.borrow().len()
     }
 
+    /// Keeps a log of every wake, poll and turn from now on, for the run's
+    /// page (`record.rs`); [`Executor::task_trace`] reads it.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use executor::Executor;
+    /// use testbed::tasks::WakeBy;
+    ///
+    /// let epoch = Instant::now();
+    /// let executor = Executor::new()?;
+    /// executor.record_tasks();
+    /// executor.block_on(executor.spawn(async { 7 }))?;
+    /// let trace = executor.task_trace(epoch).expect("recorded");
+    /// assert!(trace.wakes.iter().any(|w| w.task == 1 && w.by == WakeBy::Spawn));
+    /// assert!(trace.polls.iter().any(|p| p.task == 1 && p.ready && p.cause.is_some()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn record_tasks(&self) {
+        self.handle.shared.wakeups.record();
+    }
+
+    /// The tasks recorded since [`Executor::record_tasks`], times counted
+    /// from `epoch`; `None` if they are not recorded.
+    pub fn task_trace(&self, epoch: Instant) -> Option<TaskTrace> {
+        let recorder = self.handle.shared.wakeups.recorder()?;
+        Some(recorder.log().since(epoch))
+    }
+
+    /// What the loop saw go wrong so far (`lints.rs` lists the kinds).
+    pub fn lints(&self) -> Vec<Lint> {
+        let shared = &self.handle.shared;
+        shared.lints.list(shared.stats.get().peak_tasks)
+    }
+
+    /// A poll that holds the thread this long or longer is a
+    /// [`Lint::LongPoll`] (10 ms unless set).
+    pub fn set_long_poll_threshold(&self, threshold: Duration) {
+        self.handle.shared.lints.set_threshold(threshold);
+    }
+
+    /// The run's `--conns`: more tasks alive at once than
+    /// [`crate::lints::many_tasks_limit`] of it is a [`Lint::ManyTasks`].
+    pub fn set_conns(&self, conns: usize) {
+        self.handle.shared.lints.set_conns(conns);
+    }
+
     /// Runs the loop until `future` is ready, polling it and every task
     /// that is woken meanwhile; returns its output. Tasks still pending
     /// then stay in the executor, for the next `block_on` (or its drop).
@@ -322,12 +376,19 @@ impl Executor {
         let mut future = pin!(future);
         let root = TaskWaker::new(TaskId::ROOT, shared.wakeups.clone());
         let root_waker = Waker::from(root.clone());
-        root_waker.wake_by_ref();
+        {
+            let _starting = record::doing(&shared.wakeups, Doing::Spawn);
+            root_waker.wake_by_ref();
+        }
         let (mut ready, mut woken) = (Vec::new(), Vec::new());
+        let mut root_streak = 0;
         loop {
             let mut polls = 0;
             while polls < TURN_BUDGET {
                 shared.wakeups.take(&mut ready);
+                if polls == 0 {
+                    shared.count_turn(ready.len());
+                }
                 if ready.is_empty() {
                     break;
                 }
@@ -341,13 +402,20 @@ impl Executor {
                         shared.poll_task(id);
                         continue;
                     }
+                    let cause = root.cause();
                     root.unschedule();
                     let polled = panic::catch_unwind(AssertUnwindSafe(|| {
-                        shared.poll_root(future.as_mut(), &root_waker)
+                        shared.poll_root(future.as_mut(), cause, &root_waker)
                     }));
                     match polled {
                         Ok(Poll::Ready(value)) => output = Some(value),
-                        Ok(Poll::Pending) => {}
+                        Ok(Poll::Pending) => {
+                            let root_task = Spawned {
+                                task: TaskId::ROOT,
+                                at: None,
+                            };
+                            shared.self_woken(root_task, root.is_scheduled(), &mut root_streak);
+                        }
                         Err(payload) => root_panic = Some(payload),
                     }
                 }
@@ -415,12 +483,16 @@ impl Shared {
         self.turns.borrow_mut().woke(woken.len());
         self.wakeups.awake();
         waited?;
-        for waker in woken.drain(..) {
-            waker.wake();
+        {
+            let _io = record::doing(&self.wakeups, Doing::Io);
+            for waker in woken.drain(..) {
+                waker.wake();
+            }
         }
         if self.timers.borrow().is_empty() {
             return Ok(());
         }
+        let _timers = record::doing(&self.wakeups, Doing::Timer);
         let now = Instant::now();
         loop {
             // One at a time, so no borrow of the heap is held by a wake.
@@ -434,13 +506,54 @@ impl Shared {
     }
     // ANCHOR_END: turn
 
-    /// The stuck check (`stuck.rs`) over the tasks and the root.
+    /// The stuck check (`stuck.rs`) over the tasks and the root; a stuck
+    /// run's lints (no waker, futurelock) are noted here.
     fn stuck(&self, root: &Arc<TaskWaker>) -> Option<Stuck> {
-        let tasks = self.tasks.borrow();
-        let waiting = std::iter::once((TaskId::ROOT, root))
-            .chain(tasks.iter().map(|(&id, task)| (id, &task.arc)));
-        let stuck = stuck::stuck(&self.poll_state, waiting)?;
+        let stuck = {
+            let tasks = self.tasks.borrow();
+            let waiting = std::iter::once((TaskId::ROOT, root))
+                .chain(tasks.iter().map(|(&id, task)| (id, &task.arc)));
+            stuck::stuck(&self.poll_state, waiting)?
+        };
         // A wake that came from another thread just now: not stuck.
-        (!self.wakeups.any_ready()).then_some(stuck)
+        if self.wakeups.any_ready() {
+            return None;
+        }
+        for &(id, what) in &stuck.tasks {
+            if what == stuck::NO_WAKER {
+                self.lints.no_waker(self.spawned(id));
+            }
+        }
+        self.futurelocks();
+        Some(stuck)
+    }
+
+    /// On a stuck run: each task waiting for a permit that it took itself,
+    /// or that a task took which waits for a permit it took.
+    fn futurelocks(&self) {
+        let lines = self.semaphores.lines();
+        let waits_for = |waiter: TaskId, holder: TaskId| {
+            lines
+                .iter()
+                .any(|line| line.waiters.contains(&waiter) && line.holders.contains(&holder))
+        };
+        for line in &lines {
+            for &waiter in &line.waiters {
+                for &holder in &line.holders {
+                    if holder == waiter || waits_for(holder, waiter) {
+                        let (waiter, holder) = (self.spawned(waiter), self.spawned(holder));
+                        self.lints.futurelock(waiter, holder, "a semaphore permit");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A turn starts with `ready` tasks queued: recorded, if tasks are.
+    fn count_turn(&self, ready: usize) {
+        if let Some(recorder) = self.wakeups.recorder() {
+            let alive = self.tasks.borrow().len();
+            recorder.log().counters(Instant::now(), alive, ready);
+        }
     }
 }

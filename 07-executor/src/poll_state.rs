@@ -65,6 +65,11 @@ impl PollState {
         self.progress.get()
     }
 
+    /// The task being polled, if a poll is under way.
+    pub(crate) fn current(&self) -> Option<TaskId> {
+        self.polling.borrow().as_ref().map(|&(id, _)| id)
+    }
+
     /// The current poll did something: a byte moved, a timer fired, a
     /// permit or a result came.
     pub(crate) fn progress(&self) {
