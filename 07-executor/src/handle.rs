@@ -307,7 +307,11 @@ impl Shared {
 
     /// Task `id` and where it was spawned, if it still exists.
     pub(crate) fn spawned(&self, id: TaskId) -> Spawned {
-        let at = self.tasks.borrow().get(&id).and_then(|task| task.spawned_at);
+        let at = self
+            .tasks
+            .borrow()
+            .get(&id)
+            .and_then(|task| task.spawned_at);
         Spawned { task: id, at }
     }
 

@@ -88,13 +88,7 @@ pub struct Spawned {
 impl fmt::Display for Spawned {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.at {
-            Some(at) => write!(
-                f,
-                "{} (spawned at {}:{})",
-                self.task,
-                at.file(),
-                at.line()
-            ),
+            Some(at) => write!(f, "{} (spawned at {}:{})", self.task, at.file(), at.line()),
             None => write!(f, "{}", self.task),
         }
     }
@@ -186,7 +180,11 @@ impl fmt::Display for Lint {
                     at.as_secs_f64()
                 )?;
                 if *count > 1 {
-                    write!(f, "; {count} polls took {} ms or more", LONG_POLL.as_millis())?;
+                    write!(
+                        f,
+                        "; {count} polls took {} ms or more",
+                        LONG_POLL.as_millis()
+                    )?;
                 }
                 Ok(())
             }
@@ -323,8 +321,7 @@ impl Lints {
 
     /// `task` panicked with `message`: kept if a `RefCell` caused it.
     pub(crate) fn panicked(&self, task: Spawned, message: &str) {
-        if !(message.contains("already borrowed") || message.contains("already mutably borrowed"))
-        {
+        if !(message.contains("already borrowed") || message.contains("already mutably borrowed")) {
             return;
         }
         let mut state = self.state.borrow_mut();

@@ -128,7 +128,7 @@ impl Stage for Futures {
         };
         // A stuck run fails; its lints say which task, spawned where.
         executor.block_on(main).map_err(|error| {
-            let lints = executor.lints().iter().map(|lint| format!("; {lint}"));
+            let lints = executor.lints().into_iter().map(|lint| format!("; {lint}"));
             io::Error::other(format!("{error}{}", lints.collect::<String>()))
         })?;
         // ANCHOR_END: stage_run

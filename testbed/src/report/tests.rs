@@ -299,7 +299,11 @@ fn lints_print_as_warnings_after_the_notes_and_are_always_in_the_json() {
         .collect();
     let quiet = Report::build(&list, &rows, facts(None));
     let json = serde_json::to_value(&quiet).expect("plain data");
-    assert_eq!(json["lints"], serde_json::json!([]), "present, empty: {json}");
+    assert_eq!(
+        json["lints"],
+        serde_json::json!([]),
+        "present, empty: {json}"
+    );
     let mut facts = facts(None);
     facts.notes.push("a note".into());
     facts.lints.push("one poll of task 3 took 40 ms".into());
