@@ -387,6 +387,7 @@ impl Executor {
             while polls < TURN_BUDGET {
                 shared.wakeups.take(&mut ready);
                 if polls == 0 {
+                    shared.lints.turn();
                     shared.count_turn(ready.len());
                 }
                 if ready.is_empty() {

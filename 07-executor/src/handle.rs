@@ -277,7 +277,7 @@ impl Shared {
             s.idle_polls += u64::from(idle);
         });
         let took = end.saturating_duration_since(start);
-        if took >= self.lints.threshold() {
+        if took >= self.lints.threshold() && self.lints.held(start, end) {
             let at = start.saturating_duration_since(self.created);
             self.lints.long_poll(self.spawned(id), took, at);
         }

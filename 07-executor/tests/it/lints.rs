@@ -16,6 +16,7 @@ use testbed::harness::execute;
 use testbed::stage::{Scenario, Stage};
 use testbed::store::{DbTarget, Store};
 use testbed::tasks::WakeBy;
+use testbed::watchdog::lock::thread_usage;
 use testbed::workload::items;
 
 use crate::util::{Forgetful, within};
@@ -43,6 +44,16 @@ fn line_of(spawned: &Spawned) -> Option<u32> {
         .map(|at| at.line())
 }
 
+/// Computes for `cpu` of CPU time: no sleep, no I/O, and however busy the
+/// machine, the thread really used that much.
+fn busy(cpu: Duration) {
+    let used = || thread_usage().expect("Linux counts a thread's CPU").cpu;
+    let start = used();
+    while used() - start < cpu {
+        std::hint::spin_loop();
+    }
+}
+
 /// Pending `times` times, waking itself before each: a spin.
 fn spin(times: u32) -> impl Future<Output = ()> {
     let mut left = times;
@@ -65,13 +76,7 @@ fn a_poll_that_holds_the_thread_30_ms_is_a_long_poll_naming_its_spawn() {
             async move {
                 let (line, task) = (
                     line!(),
-                    handle.spawn(async {
-                        let start = Instant::now();
-                        // Busy, like a computation: no sleep, no I/O.
-                        while start.elapsed() < Duration::from_millis(30) {
-                            std::hint::spin_loop();
-                        }
-                    }),
+                    handle.spawn(async { busy(Duration::from_millis(30)) }),
                 );
                 task.await.expect("it ends");
                 line
@@ -99,12 +104,7 @@ fn a_poll_that_holds_the_thread_30_ms_is_a_long_poll_naming_its_spawn() {
     // The same poll under a threshold it does not reach: no lint.
     let (_, lints) = lints_of(
         |executor| executor.set_long_poll_threshold(Duration::from_secs(5)),
-        |_| async {
-            let start = Instant::now();
-            while start.elapsed() < Duration::from_millis(30) {
-                std::hint::spin_loop();
-            }
-        },
+        |_| async { busy(Duration::from_millis(30)) },
     );
     assert!(lints.is_empty(), "{lints:?}");
 }

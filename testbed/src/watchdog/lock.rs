@@ -13,7 +13,16 @@
 //! So the watchdog notes the thread that runs the stage when it starts
 //! ([`Monitor::start`](super::Monitor::start) runs on it), and on a stall
 //! adds [`LOCKED`] when that thread is in `futex`.
+//!
+//! The kernel also counts, per thread, the CPU time it used and the times
+//! it gave the CPU up to wait ([`thread_usage`]): an executor that sees a
+//! poll take 16 ms asks it whether the poll held the thread (computed, or
+//! blocked in a system call) or whether the thread was only preempted, on
+//! a machine busy with other work.
 
+use std::time::Duration;
+
+use nix::sys::resource::{UsageWho, getrusage};
 use nix::unistd::Pid;
 
 /// What the watchdog adds to a stall when the stage's thread is in `futex`.
@@ -30,6 +39,37 @@ pub fn this_thread() -> Pid {
 pub fn blocked_on_lock(tid: Pid) -> bool {
     let path = format!("/proc/self/task/{tid}/syscall");
     std::fs::read_to_string(path).is_ok_and(|text| in_futex(&text))
+}
+
+/// What the kernel counted of the calling thread so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadUsage {
+    /// CPU time used, user and system.
+    pub cpu: Duration,
+    /// Times it waited: blocked in a system call (a sleep, a read, a lock),
+    /// not preempted.
+    pub waits: u64,
+}
+
+/// The calling thread's [`ThreadUsage`] (`getrusage(RUSAGE_THREAD)`, one
+/// system call); `None` if the kernel refuses.
+///
+/// ```
+/// let before = testbed::watchdog::lock::thread_usage().expect("Linux counts it");
+/// std::thread::sleep(std::time::Duration::from_millis(1));
+/// let after = testbed::watchdog::lock::thread_usage().expect("Linux counts it");
+/// assert!(after.waits > before.waits, "a sleep waits");
+/// ```
+pub fn thread_usage() -> Option<ThreadUsage> {
+    let usage = getrusage(UsageWho::RUSAGE_THREAD).ok()?;
+    let micros = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(u64::try_from(t.tv_sec()).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec()).unwrap_or(0))
+    };
+    Some(ThreadUsage {
+        cpu: micros(usage.user_time()) + micros(usage.system_time()),
+        waits: u64::try_from(usage.voluntary_context_switches()).unwrap_or(0),
+    })
 }
 
 /// The first field of a `syscall` file is the number of the call the
