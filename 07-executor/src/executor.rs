@@ -54,12 +54,11 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use scheduler::TimerHeap;
-use testbed::tasks::TaskTrace;
 use testbed::turns::TurnLog;
 
 use crate::handle::{Handle, Shared};
 use crate::join::{JoinError, JoinHandle, TaskPanic};
-use crate::lints::{Lint, Lints, Spawned};
+use crate::lints::{Lints, Spawned};
 use crate::notify;
 use crate::order::Order;
 use crate::poll_state::PollState;
@@ -135,7 +134,7 @@ pub enum RunError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Executor {
-    handle: Handle,
+    pub(crate) handle: Handle,
 }
 
 impl Executor {
@@ -285,52 +284,6 @@ impl Executor {
     /// Tasks spawned and not finished.
     pub fn live_tasks(&self) -> usize {
         self.handle.shared.tasks.borrow().len()
-    }
-
-    /// Keeps a log of every wake, poll and turn from now on, for the run's
-    /// page (`record.rs`); [`Executor::task_trace`] reads it.
-    ///
-    /// ```
-    /// use std::time::Instant;
-    /// use executor::Executor;
-    /// use testbed::tasks::WakeBy;
-    ///
-    /// let epoch = Instant::now();
-    /// let executor = Executor::new()?;
-    /// executor.record_tasks();
-    /// executor.block_on(executor.spawn(async { 7 }))?;
-    /// let trace = executor.task_trace(epoch).expect("recorded");
-    /// assert!(trace.wakes.iter().any(|w| w.task == 1 && w.by == WakeBy::Spawn));
-    /// assert!(trace.polls.iter().any(|p| p.task == 1 && p.ready && p.cause.is_some()));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn record_tasks(&self) {
-        self.handle.shared.wakeups.record();
-    }
-
-    /// The tasks recorded since [`Executor::record_tasks`], times counted
-    /// from `epoch`; `None` if they are not recorded.
-    pub fn task_trace(&self, epoch: Instant) -> Option<TaskTrace> {
-        let recorder = self.handle.shared.wakeups.recorder()?;
-        Some(recorder.log().since(epoch))
-    }
-
-    /// What the loop saw go wrong so far (`lints.rs` lists the kinds).
-    pub fn lints(&self) -> Vec<Lint> {
-        let shared = &self.handle.shared;
-        shared.lints.list(shared.stats.get().peak_tasks)
-    }
-
-    /// A poll that holds the thread this long or longer is a
-    /// [`Lint::LongPoll`] (10 ms unless set).
-    pub fn set_long_poll_threshold(&self, threshold: Duration) {
-        self.handle.shared.lints.set_threshold(threshold);
-    }
-
-    /// The run's `--conns`: more tasks alive at once than
-    /// [`crate::lints::many_tasks_limit`] of it is a [`Lint::ManyTasks`].
-    pub fn set_conns(&self, conns: usize) {
-        self.handle.shared.lints.set_conns(conns);
     }
 
     /// Runs the loop until `future` is ready, polling it and every task
@@ -525,36 +478,10 @@ impl Shared {
                 self.lints.no_waker(self.spawned(id));
             }
         }
-        self.futurelocks();
+        for (waiter, holder) in self.semaphores.futurelocks() {
+            let (waiter, holder) = (self.spawned(waiter), self.spawned(holder));
+            self.lints.futurelock(waiter, holder, "a semaphore permit");
+        }
         Some(stuck)
-    }
-
-    /// On a stuck run: each task waiting for a permit that it took itself,
-    /// or that a task took which waits for a permit it took.
-    fn futurelocks(&self) {
-        let lines = self.semaphores.lines();
-        let waits_for = |waiter: TaskId, holder: TaskId| {
-            lines
-                .iter()
-                .any(|line| line.waiters.contains(&waiter) && line.holders.contains(&holder))
-        };
-        for line in &lines {
-            for &waiter in &line.waiters {
-                for &holder in &line.holders {
-                    if holder == waiter || waits_for(holder, waiter) {
-                        let (waiter, holder) = (self.spawned(waiter), self.spawned(holder));
-                        self.lints.futurelock(waiter, holder, "a semaphore permit");
-                    }
-                }
-            }
-        }
-    }
-
-    /// A turn starts with `ready` tasks queued: recorded, if tasks are.
-    fn count_turn(&self, ready: usize) {
-        if let Some(recorder) = self.wakeups.recorder() {
-            let alive = self.tasks.borrow().len();
-            recorder.log().counters(Instant::now(), alive, ready);
-        }
     }
 }

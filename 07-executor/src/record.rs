@@ -27,9 +27,51 @@ use std::cell::Cell;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use testbed::tasks::{TaskLog, WakeBy};
+use testbed::tasks::{TaskLog, TaskTrace, WakeBy};
 
+use crate::executor::Executor;
+use crate::handle::Shared;
 use crate::waker::{TaskId, Wakeups};
+
+impl Executor {
+    /// Keeps a log of every wake, poll and turn from now on, for the run's
+    /// page; [`Executor::task_trace`] reads it.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use executor::Executor;
+    /// use testbed::tasks::WakeBy;
+    ///
+    /// let epoch = Instant::now();
+    /// let executor = Executor::new()?;
+    /// executor.record_tasks();
+    /// executor.block_on(executor.spawn(async { 7 }))?;
+    /// let trace = executor.task_trace(epoch).expect("recorded");
+    /// assert!(trace.wakes.iter().any(|w| w.task == 1 && w.by == WakeBy::Spawn));
+    /// assert!(trace.polls.iter().any(|p| p.task == 1 && p.ready && p.cause.is_some()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn record_tasks(&self) {
+        self.handle.shared.wakeups.record();
+    }
+
+    /// The tasks recorded since [`Executor::record_tasks`], times counted
+    /// from `epoch`; `None` if they are not recorded.
+    pub fn task_trace(&self, epoch: Instant) -> Option<TaskTrace> {
+        let recorder = self.handle.shared.wakeups.recorder()?;
+        Some(recorder.log().since(epoch))
+    }
+}
+
+impl Shared {
+    /// A turn starts with `ready` tasks queued: recorded, if tasks are.
+    pub(crate) fn count_turn(&self, ready: usize) {
+        if let Some(recorder) = self.wakeups.recorder() {
+            let alive = self.tasks.borrow().len();
+            recorder.log().counters(Instant::now(), alive, ready);
+        }
+    }
+}
 
 /// What the loop is doing on its thread, as far as a wake's cause goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

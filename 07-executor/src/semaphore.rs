@@ -289,9 +289,9 @@ pub(crate) struct Registry(RefCell<Vec<Weak<RefCell<State>>>>);
 
 /// One semaphore's line: the tasks waiting for a permit, and the tasks
 /// that took the permits out.
-pub(crate) struct Line {
-    pub(crate) waiters: Vec<TaskId>,
-    pub(crate) holders: Vec<TaskId>,
+struct Line {
+    waiters: Vec<TaskId>,
+    holders: Vec<TaskId>,
 }
 
 impl Registry {
@@ -301,8 +301,34 @@ impl Registry {
         all.push(Rc::downgrade(state));
     }
 
+    /// Pairs of tasks (waiter, holder) where the waiter waits for a
+    /// permit that the holder took, and the holder is the waiter itself or
+    /// waits in turn for a permit the waiter took: on a stuck run, the
+    /// futurelocks (`lints.rs`).
+    pub(crate) fn futurelocks(&self) -> Vec<(TaskId, TaskId)> {
+        let lines = self.lines();
+        let waits_for = |waiter: TaskId, holder: TaskId| {
+            lines
+                .iter()
+                .any(|line| line.waiters.contains(&waiter) && line.holders.contains(&holder))
+        };
+        let mut locks = Vec::new();
+        for line in &lines {
+            for &waiter in &line.waiters {
+                for &holder in &line.holders {
+                    if (holder == waiter || waits_for(holder, waiter))
+                        && !locks.contains(&(waiter, holder))
+                    {
+                        locks.push((waiter, holder));
+                    }
+                }
+            }
+        }
+        locks
+    }
+
     /// Each live semaphore with tasks waiting, as a [`Line`].
-    pub(crate) fn lines(&self) -> Vec<Line> {
+    fn lines(&self) -> Vec<Line> {
         self.0
             .borrow()
             .iter()
