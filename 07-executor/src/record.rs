@@ -19,7 +19,10 @@
 //!
 //! The log lives beside the ready queue, in the part of the executor
 //! other threads may touch, behind a `Mutex`: a wake from another thread
-//! records itself too. Uncontended, the lock costs a few tens of ns.
+//! records itself too. The whole recording costs about 1% of a run's CPU:
+//! `07-executor --items 20000 --conns 100 --latency 0 --timeline x.json`
+//! used 0.71 s (user and system, median of six runs) with it and 0.70 s
+//! with the stage's `record_tasks` switched off, in one release build.
 //!
 //! Not here: the log itself (`testbed::tasks`), the wakers (`waker.rs`).
 
