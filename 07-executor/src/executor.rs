@@ -41,7 +41,8 @@
 //!
 //! Not here: spawning and one poll of a task (`handle.rs`), the wakers
 //! (`waker.rs`), the sockets (`reactor.rs`), the check for a stuck run
-//! (`stuck.rs`), the timer futures (`time.rs`).
+//! (`stuck.rs`), the timer futures (`time.rs`), what the loop notices going
+//! wrong (`lints.rs`) and its record of the tasks (`record.rs`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -58,7 +59,7 @@ use testbed::turns::TurnLog;
 
 use crate::handle::{Handle, Shared};
 use crate::join::{JoinError, JoinHandle, TaskPanic};
-use crate::lints::{Lints, Spawned};
+use crate::lints::Lints;
 use crate::notify;
 use crate::order::Order;
 use crate::poll_state::PollState;
@@ -329,10 +330,7 @@ impl Executor {
         let mut future = pin!(future);
         let root = TaskWaker::new(TaskId::ROOT, shared.wakeups.clone());
         let root_waker = Waker::from(root.clone());
-        {
-            let _starting = record::doing(&shared.wakeups, Doing::Spawn);
-            root_waker.wake_by_ref();
-        }
+        shared.start_root(&root_waker);
         let (mut ready, mut woken) = (Vec::new(), Vec::new());
         let mut root_streak = 0;
         loop {
@@ -340,8 +338,7 @@ impl Executor {
             while polls < TURN_BUDGET {
                 shared.wakeups.take(&mut ready);
                 if polls == 0 {
-                    shared.lints.turn();
-                    shared.count_turn(ready.len());
+                    shared.start_turn(ready.len());
                 }
                 if ready.is_empty() {
                     break;
@@ -363,13 +360,7 @@ impl Executor {
                     }));
                     match polled {
                         Ok(Poll::Ready(value)) => output = Some(value),
-                        Ok(Poll::Pending) => {
-                            let root_task = Spawned {
-                                task: TaskId::ROOT,
-                                at: None,
-                            };
-                            shared.self_woken(root_task, root.is_scheduled(), &mut root_streak);
-                        }
+                        Ok(Poll::Pending) => shared.root_pending(&root, &mut root_streak),
                         Err(payload) => root_panic = Some(payload),
                     }
                 }
@@ -415,6 +406,20 @@ impl Drop for Running<'_> {
 }
 
 impl Shared {
+    /// Queues the `block_on` future for its first poll (a wake recorded
+    /// as a spawn).
+    fn start_root(&self, root_waker: &Waker) {
+        let _starting = record::doing(&self.wakeups, Doing::Spawn);
+        root_waker.wake_by_ref();
+    }
+
+    /// A turn's first batch of `ready` tasks: the lints' baseline, and
+    /// the counters when tasks are recorded.
+    fn start_turn(&self, ready: usize) {
+        self.lints.turn();
+        self.count_turn(ready);
+    }
+
     // ANCHOR: turn
     /// Steps 2 to 4 of a turn: sleep as long as nothing needs doing, then
     /// wake whoever the sockets and timers say.

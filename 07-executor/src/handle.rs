@@ -34,7 +34,7 @@ use crate::semaphore::Registry;
 use crate::stats::Stats;
 use crate::task::Task;
 use crate::task_map::TaskMap;
-use crate::waker::{TaskId, Wakeups};
+use crate::waker::{TaskId, TaskWaker, Wakeups};
 
 /// A cheap, clonable handle to an executor: what futures keep to spawn,
 /// sleep, and register sockets. `Rc` inside, so it stays on the thread:
@@ -303,6 +303,15 @@ impl Shared {
         if *streak >= SELF_WAKES {
             self.lints.self_wakes(spawned, *streak);
         }
+    }
+
+    /// The `block_on` future returned `Pending`: did it wake itself?
+    pub(crate) fn root_pending(&self, root: &TaskWaker, streak: &mut u32) {
+        let spawned = Spawned {
+            task: TaskId::ROOT,
+            at: None,
+        };
+        self.self_woken(spawned, root.is_scheduled(), streak);
     }
 
     /// Task `id` and where it was spawned, if it still exists.

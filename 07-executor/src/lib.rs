@@ -45,7 +45,10 @@
 //!   [`Handle::timeout`] on stage 6's timer heap; `poll_state.rs` and
 //!   `stuck.rs`, how the loop knows that nothing can wake the tasks left
 //!   ([`Stuck`]); [`Semaphore`] (`semaphore.rs`), FIFO, for `--conns`;
-//!   [`Stats`] (`stats.rs`); and `stage.rs`, [`Futures`], the stage.
+//!   [`Stats`] (`stats.rs`); `lints.rs`, what the loop notices going
+//!   wrong as it runs ([`Lint`]: a poll that holds the thread, a task that
+//!   spins, a futurelock...), and `record.rs`, its record of every wake and
+//!   poll for the run's page; and `stage.rs`, [`Futures`], the stage.
 //!
 //! # Implementation
 //!

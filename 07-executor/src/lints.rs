@@ -42,7 +42,8 @@
 //!   `--conns`: tasks are spawned faster than they finish. The stage
 //!   takes a permit before each spawn and keeps at most `--conns` alive;
 //!   the lint fires above [`many_tasks_limit`]: four times `--conns`, plus
-//!   16 so that a small `--conns` with a few helper tasks does not trip it.
+//!   16 so that a small `--conns` with a few tasks of its own does not
+//!   trip it.
 //! - [`Lint::BorrowAcrossAwait`]: a task panicked with "already borrowed":
 //!   a `RefCell` borrow was held across an `.await`, and another poll
 //!   borrowed it meanwhile.
