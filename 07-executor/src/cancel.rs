@@ -24,6 +24,7 @@ use std::rc::Rc;
 
 use crate::handle::{Handle, Shared};
 use crate::join::{Fail, JoinError, TaskPanic};
+use crate::lints::Spawned;
 use crate::task::Task;
 use crate::waker::TaskId;
 
@@ -70,13 +71,17 @@ impl Shared {
     pub(crate) fn cancel(&self, id: TaskId, mut task: Task, why: JoinError) {
         let future = task.future.take();
         let join = task.join.take();
+        let spawned = Spawned {
+            task: id,
+            at: task.spawned_at,
+        };
         match panic::catch_unwind(AssertUnwindSafe(move || drop(future))) {
             Ok(()) => {
                 if let Some(join) = join {
                     join.fail(why);
                 }
             }
-            Err(payload) => self.report_panic(id, payload.as_ref(), join),
+            Err(payload) => self.report_panic(spawned, payload.as_ref(), join),
         }
     }
 
@@ -93,6 +98,12 @@ impl Shared {
             match tasks.get_mut(&id) {
                 Some(task) if !task.aborted => {
                     task.future = Some(future);
+                    let spawned = Spawned {
+                        task: id,
+                        at: task.spawned_at,
+                    };
+                    let woken = task.arc.is_scheduled();
+                    self.self_woken(spawned, woken, &mut task.self_wakes);
                     return;
                 }
                 Some(_) => tasks.remove(&id),
@@ -116,15 +127,17 @@ impl Shared {
     /// join says why, the executor lists it, and the others go on.
     pub(crate) fn report_panic(
         &self,
-        id: TaskId,
+        spawned: Spawned,
         payload: &(dyn Any + Send),
         join: Option<Rc<dyn Fail>>,
     ) {
+        let id = spawned.task;
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
+        self.lints.panicked(spawned, &message);
         let panic = TaskPanic { task: id, message };
         if let Some(join) = join {
             join.fail(JoinError::Panicked(panic.clone()));

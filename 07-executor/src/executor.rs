@@ -41,7 +41,8 @@
 //!
 //! Not here: spawning and one poll of a task (`handle.rs`), the wakers
 //! (`waker.rs`), the sockets (`reactor.rs`), the check for a stuck run
-//! (`stuck.rs`), the timer futures (`time.rs`).
+//! (`stuck.rs`), the timer futures (`time.rs`), what the loop notices going
+//! wrong (`lints.rs`) and its record of the tasks (`record.rs`).
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -58,10 +59,13 @@ use testbed::turns::TurnLog;
 
 use crate::handle::{Handle, Shared};
 use crate::join::{JoinError, JoinHandle, TaskPanic};
+use crate::lints::Lints;
 use crate::notify;
 use crate::order::Order;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
+use crate::record::{self, Doing};
+use crate::semaphore::Registry;
 use crate::stats::Stats;
 use crate::stuck::{self, Stuck};
 use crate::task_map::TaskMap;
@@ -131,7 +135,7 @@ pub enum RunError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Executor {
-    handle: Handle,
+    pub(crate) handle: Handle,
 }
 
 impl Executor {
@@ -209,6 +213,9 @@ impl Executor {
             closed: Cell::new(false),
             turns: RefCell::new(TurnLog::new()),
             order: Order::new(seed),
+            lints: Lints::default(),
+            semaphores: Registry::default(),
+            created: Instant::now(),
         };
         Ok(Executor {
             handle: Handle {
@@ -234,6 +241,7 @@ impl Executor {
     /// assert_eq!(executor.block_on(task)?, Ok("spawned"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
@@ -322,12 +330,16 @@ impl Executor {
         let mut future = pin!(future);
         let root = TaskWaker::new(TaskId::ROOT, shared.wakeups.clone());
         let root_waker = Waker::from(root.clone());
-        root_waker.wake_by_ref();
+        shared.start_root(&root_waker);
         let (mut ready, mut woken) = (Vec::new(), Vec::new());
+        let mut root_streak = 0;
         loop {
             let mut polls = 0;
             while polls < TURN_BUDGET {
                 shared.wakeups.take(&mut ready);
+                if polls == 0 {
+                    shared.start_turn(ready.len());
+                }
                 if ready.is_empty() {
                     break;
                 }
@@ -341,13 +353,14 @@ impl Executor {
                         shared.poll_task(id);
                         continue;
                     }
+                    let cause = root.cause();
                     root.unschedule();
                     let polled = panic::catch_unwind(AssertUnwindSafe(|| {
-                        shared.poll_root(future.as_mut(), &root_waker)
+                        shared.poll_root(future.as_mut(), cause, &root_waker)
                     }));
                     match polled {
                         Ok(Poll::Ready(value)) => output = Some(value),
-                        Ok(Poll::Pending) => {}
+                        Ok(Poll::Pending) => shared.root_pending(&root, &mut root_streak),
                         Err(payload) => root_panic = Some(payload),
                     }
                 }
@@ -393,6 +406,20 @@ impl Drop for Running<'_> {
 }
 
 impl Shared {
+    /// Queues the `block_on` future for its first poll (a wake recorded
+    /// as a spawn).
+    fn start_root(&self, root_waker: &Waker) {
+        let _starting = record::doing(&self.wakeups, Doing::Spawn);
+        root_waker.wake_by_ref();
+    }
+
+    /// A turn's first batch of `ready` tasks: the lints' baseline, and
+    /// the counters when tasks are recorded.
+    fn start_turn(&self, ready: usize) {
+        self.lints.turn();
+        self.count_turn(ready);
+    }
+
     // ANCHOR: turn
     /// Steps 2 to 4 of a turn: sleep as long as nothing needs doing, then
     /// wake whoever the sockets and timers say.
@@ -415,12 +442,16 @@ impl Shared {
         self.turns.borrow_mut().woke(woken.len());
         self.wakeups.awake();
         waited?;
-        for waker in woken.drain(..) {
-            waker.wake();
+        {
+            let _io = record::doing(&self.wakeups, Doing::Io);
+            for waker in woken.drain(..) {
+                waker.wake();
+            }
         }
         if self.timers.borrow().is_empty() {
             return Ok(());
         }
+        let _timers = record::doing(&self.wakeups, Doing::Timer);
         let now = Instant::now();
         loop {
             // One at a time, so no borrow of the heap is held by a wake.
@@ -434,13 +465,28 @@ impl Shared {
     }
     // ANCHOR_END: turn
 
-    /// The stuck check (`stuck.rs`) over the tasks and the root.
+    /// The stuck check (`stuck.rs`) over the tasks and the root; a stuck
+    /// run's lints (no waker, futurelock) are noted here.
     fn stuck(&self, root: &Arc<TaskWaker>) -> Option<Stuck> {
-        let tasks = self.tasks.borrow();
-        let waiting = std::iter::once((TaskId::ROOT, root))
-            .chain(tasks.iter().map(|(&id, task)| (id, &task.arc)));
-        let stuck = stuck::stuck(&self.poll_state, waiting)?;
+        let stuck = {
+            let tasks = self.tasks.borrow();
+            let waiting = std::iter::once((TaskId::ROOT, root))
+                .chain(tasks.iter().map(|(&id, task)| (id, &task.arc)));
+            stuck::stuck(&self.poll_state, waiting)?
+        };
         // A wake that came from another thread just now: not stuck.
-        (!self.wakeups.any_ready()).then_some(stuck)
+        if self.wakeups.any_ready() {
+            return None;
+        }
+        for &(id, what) in &stuck.tasks {
+            if what == stuck::NO_WAKER {
+                self.lints.no_waker(self.spawned(id));
+            }
+        }
+        for (waiter, holder) in self.semaphores.futurelocks() {
+            let (waiter, holder) = (self.spawned(waiter), self.spawned(holder));
+            self.lints.futurelock(waiter, holder, "a semaphore permit");
+        }
+        Some(stuck)
     }
 }

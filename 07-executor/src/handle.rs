@@ -19,18 +19,22 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
+use std::time::Instant;
 
 use scheduler::TimerHeap;
 use testbed::turns::TurnLog;
 
 use crate::join::{JoinError, JoinHandle, TaskPanic};
+use crate::lints::{Lints, SELF_WAKES, Spawned};
 use crate::order::Order;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
+use crate::record::{self, Doing};
+use crate::semaphore::Registry;
 use crate::stats::Stats;
 use crate::task::Task;
 use crate::task_map::TaskMap;
-use crate::waker::{TaskId, Wakeups};
+use crate::waker::{TaskId, TaskWaker, Wakeups};
 
 /// A cheap, clonable handle to an executor: what futures keep to spawn,
 /// sleep, and register sockets. `Rc` inside, so it stays on the thread:
@@ -84,6 +88,12 @@ pub(crate) struct Shared {
     pub(crate) order: Order,
     /// Each wake-up of the loop, for the timeline page.
     pub(crate) turns: RefCell<TurnLog>,
+    /// What the loop saw go wrong (`lints.rs`).
+    pub(crate) lints: Lints,
+    /// The semaphores made on this executor, for the futurelock check.
+    pub(crate) semaphores: Registry,
+    /// When the executor was made: a long poll's time is counted from it.
+    pub(crate) created: Instant,
 }
 
 impl Handle {
@@ -135,6 +145,7 @@ impl Handle {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     // ANCHOR: spawn
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
@@ -146,12 +157,17 @@ impl Handle {
         // The future, boxed, wrapped in one that hands its output to the
         // `JoinHandle`; then woken once, so that the loop polls it.
         let (task, state) = Task::new(id, future, shared.wakeups.clone());
+        // Where `spawn` was called: the lints name the task by it.
+        let task = task.spawned_at(std::panic::Location::caller());
         if shared.closed.get() {
             // No loop will ever poll it: end it now, and say why.
             shared.cancel(id, task, JoinError::NoExecutor);
             return JoinHandle::new(id, state, shared.poll_state.clone());
         }
-        task.waker.wake_by_ref();
+        {
+            let _spawning = record::doing(&shared.wakeups, Doing::Spawn);
+            task.waker.wake_by_ref();
+        }
         let live = {
             let mut tasks = shared.tasks.borrow_mut();
             tasks.insert(id, task);
@@ -171,7 +187,7 @@ impl Shared {
     /// Polls task `id` once, if it still exists: a stale wake (of a task
     /// that finished) finds nothing and does nothing.
     pub(crate) fn poll_task(&self, id: TaskId) {
-        let (mut future, waker) = {
+        let (mut future, waker, cause) = {
             let mut tasks = self.tasks.borrow_mut();
             let Some(task) = tasks.get_mut(&id) else {
                 return;
@@ -179,17 +195,24 @@ impl Shared {
             let Some(future) = task.future.take() else {
                 return;
             };
+            let cause = task.arc.cause();
             // Before the poll: a wake during it must queue the task again.
             task.arc.unschedule();
-            (future, task.waker.clone())
+            (future, task.waker.clone(), cause)
         };
         // No borrow is held across the poll: the task is about to use the
         // executor (spawn, park, sleep) through its handle.
-        let polled = self.polled(id, &waker, || {
-            panic::catch_unwind(AssertUnwindSafe(|| {
-                future.as_mut().poll(&mut Context::from_waker(&waker))
-            }))
-        });
+        let polled = self.polled(
+            id,
+            cause,
+            &waker,
+            || {
+                panic::catch_unwind(AssertUnwindSafe(|| {
+                    future.as_mut().poll(&mut Context::from_waker(&waker))
+                }))
+            },
+            |polled| matches!(polled, Ok(Poll::Ready(()))),
+        );
         match polled {
             Ok(Poll::Pending) => self.put_back(id, future),
             Ok(Poll::Ready(())) => {
@@ -205,8 +228,9 @@ impl Shared {
                 // not allowed to take the loop down with it.
                 let _ = panic::catch_unwind(AssertUnwindSafe(move || drop(future)));
                 let task = self.tasks.borrow_mut().remove(&id);
+                let at = task.as_ref().and_then(|task| task.spawned_at);
                 let join = task.and_then(|mut task| task.join.take());
-                self.report_panic(id, payload.as_ref(), join);
+                self.report_panic(Spawned { task: id, at }, payload.as_ref(), join);
             }
         }
     }
@@ -216,24 +240,88 @@ impl Shared {
     pub(crate) fn poll_root<T>(
         &self,
         future: Pin<&mut impl Future<Output = T>>,
+        cause: Option<u32>,
         waker: &Waker,
     ) -> Poll<T> {
-        self.polled(TaskId::ROOT, waker, || {
-            future.poll(&mut Context::from_waker(waker))
-        })
+        self.polled(
+            TaskId::ROOT,
+            cause,
+            waker,
+            || future.poll(&mut Context::from_waker(waker)),
+            Poll::is_ready,
+        )
     }
 
-    /// Runs one poll of task `id` with `waker`, keeping the counters and
-    /// telling the primitives which task is being polled.
-    fn polled<R>(&self, id: TaskId, waker: &Waker, poll: impl FnOnce() -> R) -> R {
+    // ANCHOR: polled
+    /// Runs one poll of task `id` with `waker`, keeping the counters,
+    /// telling the primitives which task is being polled, timing it for
+    /// the long-poll lint and, when the tasks are recorded, recording it
+    /// (`cause`: the wake that queued it; `ready`: did it end the task).
+    fn polled<R>(
+        &self,
+        id: TaskId,
+        cause: Option<u32>,
+        waker: &Waker,
+        poll: impl FnOnce() -> R,
+        ready: impl FnOnce(&R) -> bool,
+    ) -> R {
         self.poll_state.start(id, waker);
+        let doing = record::doing(&self.wakeups, Doing::Polling(id));
+        let start = Instant::now();
         let result = poll();
+        let end = Instant::now();
+        drop(doing);
         let idle = !self.poll_state.end();
         self.update_stats(|s| {
             s.polls += 1;
             s.idle_polls += u64::from(idle);
         });
+        let took = end.saturating_duration_since(start);
+        if took >= self.lints.threshold() && self.lints.held(start, end) {
+            let at = start.saturating_duration_since(self.created);
+            self.lints.long_poll(self.spawned(id), took, at);
+        }
+        // The one branch a poll pays when nothing is recorded.
+        if let Some(recorder) = self.wakeups.recorder() {
+            recorder
+                .log()
+                .polled(id.0, start, end, cause, ready(&result));
+        }
         result
+    }
+    // ANCHOR_END: polled
+
+    /// A poll of task `id` returned `Pending`, its streak of self-wakes
+    /// `streak` before it: counts one more if the poll woke the task
+    /// itself, else starts over (`lints.rs`, [`SELF_WAKES`]).
+    pub(crate) fn self_woken(&self, spawned: Spawned, woken: bool, streak: &mut u32) {
+        if !woken {
+            *streak = 0;
+            return;
+        }
+        *streak = streak.saturating_add(1);
+        if *streak >= SELF_WAKES {
+            self.lints.self_wakes(spawned, *streak);
+        }
+    }
+
+    /// The `block_on` future returned `Pending`: did it wake itself?
+    pub(crate) fn root_pending(&self, root: &TaskWaker, streak: &mut u32) {
+        let spawned = Spawned {
+            task: TaskId::ROOT,
+            at: None,
+        };
+        self.self_woken(spawned, root.is_scheduled(), streak);
+    }
+
+    /// Task `id` and where it was spawned, if it still exists.
+    pub(crate) fn spawned(&self, id: TaskId) -> Spawned {
+        let at = self
+            .tasks
+            .borrow()
+            .get(&id)
+            .and_then(|task| task.spawned_at);
+        Spawned { task: id, at }
     }
 
     pub(crate) fn update_stats(&self, change: impl FnOnce(&mut Stats)) {

@@ -45,7 +45,10 @@
 //!   [`Handle::timeout`] on stage 6's timer heap; `poll_state.rs` and
 //!   `stuck.rs`, how the loop knows that nothing can wake the tasks left
 //!   ([`Stuck`]); [`Semaphore`] (`semaphore.rs`), FIFO, for `--conns`;
-//!   [`Stats`] (`stats.rs`); and `stage.rs`, [`Futures`], the stage.
+//!   [`Stats`] (`stats.rs`); `lints.rs`, what the loop notices going
+//!   wrong as it runs ([`Lint`]: a poll that holds the thread, a task that
+//!   spins, a futurelock...), and `record.rs`, its record of every wake and
+//!   poll for the run's page; and `stage.rs`, [`Futures`], the stage.
 //!
 //! # Implementation
 //!
@@ -104,10 +107,12 @@ mod conn;
 mod executor;
 mod handle;
 mod join;
+pub mod lints;
 mod notify;
 mod order;
 mod poll_state;
 mod reactor;
+mod record;
 mod request;
 mod schedule;
 mod semaphore;
@@ -125,6 +130,7 @@ pub use conn::{AsyncConn, InFlight, RecvReply, SendRequest};
 pub use executor::{Executor, RunError};
 pub use handle::Handle;
 pub use join::{JoinError, JoinHandle, TaskPanic};
+pub use lints::{Lint, Spawned};
 pub use request::{exchange, request};
 pub use semaphore::{Acquire, Permit, Semaphore};
 pub use stage::Futures;

@@ -28,6 +28,11 @@ pub(crate) enum WaitKind {
     Permit,
     /// Another task's end, through its [`JoinHandle`](crate::JoinHandle).
     Join,
+    /// A [`Sleep`](crate::Sleep)'s deadline: the heap holds a waker of its
+    /// own while the timer is set, so this one is only ever the last word
+    /// on a task when the timer has fired and the `Sleep` was not polled
+    /// again.
+    Timer,
 }
 
 impl WaitKind {
@@ -36,6 +41,7 @@ impl WaitKind {
         match self {
             WaitKind::Permit => "a semaphore permit",
             WaitKind::Join => "another task to finish",
+            WaitKind::Timer => "a timer that fired, in a future no longer polled",
         }
     }
 }
@@ -65,6 +71,11 @@ impl PollState {
         self.progress.get()
     }
 
+    /// The task being polled, if a poll is under way.
+    pub(crate) fn current(&self) -> Option<TaskId> {
+        self.polling.borrow().as_ref().map(|&(id, _)| id)
+    }
+
     /// The current poll did something: a byte moved, a timer fired, a
     /// permit or a result came.
     pub(crate) fn progress(&self) {
@@ -91,6 +102,13 @@ impl PollState {
     fn add(&self, task: TaskId, kind: WaitKind) {
         let mut held = self.held.borrow_mut();
         let entry = held.entry(task).or_insert((0, kind));
+        // A timer's waker says less of what the task waits on than any
+        // other: it does not replace the kind of another wait.
+        let kind = if kind == WaitKind::Timer {
+            entry.1
+        } else {
+            kind
+        };
         *entry = (entry.0 + 1, kind);
     }
 

@@ -101,6 +101,12 @@ impl Scheduled {
         // release pairs with the acquire of the next wake that reads `false`.
         self.0.swap(false, Ordering::AcqRel);
     }
+
+    /// Is it queued now? Read by the loop just after a poll, to tell a
+    /// task that woke itself during it (`lints.rs`); a hint, not a sync.
+    pub(crate) fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 // ANCHOR_END: scheduled
 

@@ -19,17 +19,29 @@
 //! classic async bug: a permit lost for good each time a waiter is
 //! cancelled at the wrong moment, until the semaphore has none.
 //!
+//! # Who holds the permits
+//!
+//! Each permit remembers the task being polled when its `acquire`
+//! completed, and each waiter the task that queued it, so that a stuck run
+//! can say when a task waits for a permit it holds itself (a
+//! *futurelock*: `lints.rs`). A permit can move to another task (the
+//! stage's `block_on` future takes each permit and hands it to the task it
+//! spawns), so the holder is who took it, not always who has it now: the
+//! check runs only on a stuck run, where it names a suspect, not on every
+//! wait, where the stage's own waits would look like futurelocks.
+//!
 //! Not here: what the stage does with it (`stage.rs`).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll};
 
 use crate::handle::Handle;
 use crate::poll_state::{HeldWaker, WaitKind};
+use crate::waker::TaskId;
 
 /// Permits for tasks, handed out in the order they were asked for.
 ///
@@ -78,6 +90,8 @@ struct State {
     /// The waiting `Acquire`s, oldest first.
     queue: VecDeque<Waiter>,
     next_waiter: u64,
+    /// The task that took each permit out (see the module docs).
+    holders: Vec<TaskId>,
 }
 
 struct Waiter {
@@ -85,6 +99,8 @@ struct Waiter {
     /// A permit has been handed to it; it takes it when polled.
     granted: bool,
     waker: Option<HeldWaker>,
+    /// The task that queued it.
+    task: Option<TaskId>,
 }
 
 /// A future of a [`Permit`]. Dropping it leaves the line. It gives one
@@ -100,18 +116,36 @@ pub struct Acquire {
 /// One permit, given back when dropped.
 pub struct Permit {
     semaphore: Semaphore,
+    /// The task being polled when it was taken.
+    holder: Option<TaskId>,
 }
 
 impl Semaphore {
     /// A semaphore of `permits` permits.
     pub fn new(handle: &Handle, permits: usize) -> Semaphore {
+        let state = Rc::new(RefCell::new(State {
+            permits,
+            queue: VecDeque::new(),
+            next_waiter: 0,
+            holders: Vec::new(),
+        }));
+        handle.shared.semaphores.add(&state);
         Semaphore {
-            state: Rc::new(RefCell::new(State {
-                permits,
-                queue: VecDeque::new(),
-                next_waiter: 0,
-            })),
+            state,
             handle: handle.clone(),
+        }
+    }
+
+    /// A permit for the task being polled, taken out of `state`.
+    fn permit(&self, state: &mut State) -> Permit {
+        let holder = self.handle.poll_state().current();
+        if let Some(holder) = holder {
+            state.holders.push(holder);
+        }
+        self.handle.progress();
+        Permit {
+            semaphore: self.clone(),
+            holder,
         }
     }
 
@@ -176,12 +210,8 @@ impl Future for Acquire {
             // First poll: take a free permit, unless others wait for one.
             if state.permits > 0 && state.queue.is_empty() {
                 state.permits -= 1;
-                drop(state);
                 this.done = true;
-                semaphore.handle.progress();
-                return Poll::Ready(Permit {
-                    semaphore: semaphore.clone(),
-                });
+                return Poll::Ready(semaphore.permit(&mut state));
             }
             let id = state.next_waiter;
             state.next_waiter += 1;
@@ -193,6 +223,7 @@ impl Future for Acquire {
                     cx.waker(),
                     WaitKind::Permit,
                 )),
+                task: semaphore.handle.poll_state().current(),
             });
             this.waiter = Some(id);
             return Poll::Pending;
@@ -205,12 +236,8 @@ impl Future for Acquire {
         if state.queue[at].granted {
             state.queue.remove(at);
             this.waiter = None;
-            drop(state);
             this.done = true;
-            semaphore.handle.progress();
-            return Poll::Ready(Permit {
-                semaphore: semaphore.clone(),
-            });
+            return Poll::Ready(semaphore.permit(&mut state));
         }
         let waiter = &mut state.queue[at];
         if !waiter
@@ -246,7 +273,80 @@ impl Drop for Acquire {
 
 impl Drop for Permit {
     fn drop(&mut self) {
+        if let Some(holder) = self.holder {
+            let mut state = self.semaphore.state.borrow_mut();
+            if let Some(at) = state.holders.iter().position(|&h| h == holder) {
+                state.holders.swap_remove(at);
+            }
+        }
         self.semaphore.release();
+    }
+}
+
+/// The semaphores of one executor, for the futurelock check.
+#[derive(Default)]
+pub(crate) struct Registry(RefCell<Vec<Weak<RefCell<State>>>>);
+
+/// One semaphore's line: the tasks waiting for a permit, and the tasks
+/// that took the permits out.
+struct Line {
+    waiters: Vec<TaskId>,
+    holders: Vec<TaskId>,
+}
+
+impl Registry {
+    fn add(&self, state: &Rc<RefCell<State>>) {
+        let mut all = self.0.borrow_mut();
+        all.retain(|weak| weak.strong_count() > 0);
+        all.push(Rc::downgrade(state));
+    }
+
+    /// Pairs of tasks (waiter, holder) where the waiter waits for a
+    /// permit that the holder took, and the holder is the waiter itself or
+    /// waits in turn for a permit the waiter took: on a stuck run, the
+    /// futurelocks (`lints.rs`).
+    pub(crate) fn futurelocks(&self) -> Vec<(TaskId, TaskId)> {
+        let lines = self.lines();
+        let waits_for = |waiter: TaskId, holder: TaskId| {
+            lines
+                .iter()
+                .any(|line| line.waiters.contains(&waiter) && line.holders.contains(&holder))
+        };
+        let mut locks = Vec::new();
+        for line in &lines {
+            for &waiter in &line.waiters {
+                for &holder in &line.holders {
+                    if (holder == waiter || waits_for(holder, waiter))
+                        && !locks.contains(&(waiter, holder))
+                    {
+                        locks.push((waiter, holder));
+                    }
+                }
+            }
+        }
+        locks
+    }
+
+    /// Each live semaphore with tasks waiting, as a [`Line`].
+    fn lines(&self) -> Vec<Line> {
+        self.0
+            .borrow()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter_map(|state| {
+                let state = state.borrow();
+                let waiters: Vec<TaskId> = state
+                    .queue
+                    .iter()
+                    .filter(|w| !w.granted)
+                    .filter_map(|w| w.task)
+                    .collect();
+                (!waiters.is_empty()).then(|| Line {
+                    waiters,
+                    holders: state.holders.clone(),
+                })
+            })
+            .collect()
     }
 }
 

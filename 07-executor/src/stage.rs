@@ -86,8 +86,12 @@ impl Stage for Futures {
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
         let executor = Executor::new()?;
+        if scenario.record_tasks {
+            executor.record_tasks();
+        }
         let handle = executor.handle();
         let conns = scenario.conns.min(scenario.items.len()).max(1);
+        executor.set_conns(conns);
         let shared = Rc::new(Shared {
             handle: handle.clone(),
             server: scenario.server,
@@ -122,7 +126,11 @@ impl Stage for Futures {
                 back.push(limit.acquire().await);
             }
         };
-        executor.block_on(main).map_err(io::Error::other)?;
+        // A stuck run fails; its lints say which task, spawned where.
+        executor.block_on(main).map_err(|error| {
+            let lints = executor.lints().into_iter().map(|lint| format!("; {lint}"));
+            io::Error::other(format!("{error}{}", lints.collect::<String>()))
+        })?;
         // ANCHOR_END: stage_run
 
         if let Some(error) = shared.store_error.borrow_mut().take() {
@@ -266,6 +274,12 @@ fn run_stats(conns: usize, executor: &Executor, sizes: Sizes, epoch: Instant) ->
     let panics = executor.panics();
     let mut run = RunStats::new(conns);
     run.loop_turns(executor.turns().since(epoch));
+    if let Some(trace) = executor.task_trace(epoch) {
+        run.task_trace(trace);
+    }
+    for lint in executor.lints() {
+        run.lint(lint.to_string());
+    }
     run.figure("tasks_spawned", stats.spawned);
     run.figure("peak_tasks", stats.peak_tasks);
     run.figure("polls", stats.polls);

@@ -43,7 +43,7 @@ use crate::waker::{TaskId, TaskWaker};
 pub(crate) const OWN_REFS: usize = 2;
 
 /// What a stuck task waits on when nobody holds a waker of it at all.
-const NO_WAKER: &str = "nothing: its future returned Pending and kept no waker";
+pub(crate) const NO_WAKER: &str = "nothing: its future returned Pending and kept no waker";
 
 // ANCHOR: stuck
 /// `Some` when no task of `waiting` can be woken by anyone but another

@@ -10,6 +10,7 @@
 //! Not here: spawning and polling tasks (`executor.rs`).
 
 use std::future::Future;
+use std::panic::Location;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -32,6 +33,10 @@ pub(crate) struct Task {
     /// It aborted itself while it was being polled: the loop cancels it
     /// when the poll returns `Pending` (`cancel.rs`).
     pub(crate) aborted: bool,
+    /// Where `spawn` was called, for the lints to name the task by.
+    pub(crate) spawned_at: Option<&'static Location<'static>>,
+    /// Polls in a row that woke the task itself (`lints.rs`).
+    pub(crate) self_wakes: u32,
 }
 
 impl Drop for Task {
@@ -67,8 +72,16 @@ impl Task {
             arc,
             join: Some(state.clone()),
             aborted: false,
+            spawned_at: None,
+            self_wakes: 0,
         };
         (task, state)
+    }
+
+    /// The task, spawned at `at`.
+    pub(crate) fn spawned_at(mut self, at: &'static Location<'static>) -> Task {
+        self.spawned_at = Some(at);
+        self
     }
 }
 // ANCHOR_END: task_new

@@ -76,6 +76,7 @@ impl<T: 'static> TaskSet<T> {
 
     /// Spawns `future` as a child: it runs like any task, and is cancelled
     /// if the set is dropped before it ends.
+    #[track_caller]
     pub fn spawn<F>(&mut self, future: F) -> TaskId
     where
         F: Future<Output = T> + 'static,

@@ -21,12 +21,13 @@
 
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use scheduler::TimerId;
 
 use crate::handle::Handle;
+use crate::poll_state::{HeldWaker, WaitKind};
 
 /// A `timeout` ran out before its future finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -53,8 +54,11 @@ pub struct Sleep {
     handle: Handle,
     deadline: Instant,
     /// The timer in the heap, and the waker it will wake (to tell whether
-    /// a later poll comes from another task).
-    timer: Option<(TimerId, Waker)>,
+    /// a later poll comes from another task). Kept as a [`HeldWaker`]: once
+    /// the timer has fired, this clone wakes nobody, and a task that keeps
+    /// the `Sleep` without polling it (the loser of a select) must still
+    /// look stuck when nothing else can wake it (`stuck.rs`).
+    timer: Option<(TimerId, HeldWaker)>,
 }
 
 impl Handle {
@@ -159,7 +163,8 @@ impl Future for Sleep {
                 .timers
                 .borrow_mut()
                 .insert(this.deadline, cx.waker().clone());
-            this.timer = Some((id, cx.waker().clone()));
+            let held = HeldWaker::new(this.handle.poll_state(), cx.waker(), WaitKind::Timer);
+            this.timer = Some((id, held));
         }
         Poll::Pending
     }

@@ -34,11 +34,12 @@
 //!
 //! Not here: the loop that takes the queue ([`crate::Executor`]).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::Wake;
 
 use crate::notify::Notifier;
+use crate::record::{self, NO_WAKE, Recorder};
 pub use crate::schedule::TaskId;
 use crate::schedule::{ReadyQueue, Scheduled};
 
@@ -51,6 +52,9 @@ pub(crate) struct TaskWaker {
     /// (`schedule.rs` has the protocol and its orderings).
     scheduled: Scheduled,
     wakeups: Arc<Wakeups>,
+    /// The recorded wake that queued it ([`NO_WAKE`] when not recording):
+    /// written before the push, read by the loop after it takes the queue.
+    cause: AtomicU32,
 }
 
 impl Wake for TaskWaker {
@@ -60,11 +64,18 @@ impl Wake for TaskWaker {
 
     fn wake_by_ref(self: &Arc<Self>) {
         self.wakeups.wakes.fetch_add(1, Ordering::Relaxed);
+        let cause = match self.wakeups.recorder() {
+            Some(recorder) => recorder.woke(record::key(&self.wakeups), self.id),
+            None => NO_WAKE,
+        };
         // Already queued and not yet polled: one poll will see both wakes.
         if !self.scheduled.wake() {
             self.wakeups.coalesced.fetch_add(1, Ordering::Relaxed);
             return;
         }
+        // Before the push: the loop reads it once it has taken the queue,
+        // whose lock orders the two.
+        self.cause.store(cause, Ordering::Relaxed);
         self.wakeups.push(self.id);
     }
 }
@@ -77,7 +88,20 @@ impl TaskWaker {
             id,
             scheduled: Scheduled::new(),
             wakeups,
+            cause: AtomicU32::new(NO_WAKE),
         })
+    }
+
+    /// The recorded wake that queued it, if any: read by the loop before it
+    /// polls (and so before a new wake can queue it again).
+    pub(crate) fn cause(&self) -> Option<u32> {
+        Some(self.cause.load(Ordering::Relaxed)).filter(|&at| at != NO_WAKE)
+    }
+
+    /// Was it woken since [`TaskWaker::unschedule`]? Read after a poll:
+    /// the poll woke its own task (or another thread did meanwhile).
+    pub(crate) fn is_scheduled(&self) -> bool {
+        self.scheduled.is_set()
     }
 
     /// Called by the loop just before polling: a wake from now on queues the
@@ -98,6 +122,8 @@ pub(crate) struct Wakeups {
     pub(crate) coalesced: AtomicU64,
     /// Wakes that found the loop asleep and interrupted its wait.
     pub(crate) interrupts: AtomicU64,
+    /// The tasks' log, once asked for (`record.rs`).
+    recorder: OnceLock<Recorder>,
 }
 
 impl Wakeups {
@@ -108,7 +134,18 @@ impl Wakeups {
             wakes: AtomicU64::new(0),
             coalesced: AtomicU64::new(0),
             interrupts: AtomicU64::new(0),
+            recorder: OnceLock::new(),
         }
+    }
+
+    /// The tasks' log, if the executor keeps one.
+    pub(crate) fn recorder(&self) -> Option<&Recorder> {
+        self.recorder.get()
+    }
+
+    /// Starts keeping the tasks' log (once; later calls keep the first).
+    pub(crate) fn record(&self) -> &Recorder {
+        self.recorder.get_or_init(Recorder::new)
     }
 
     /// Queues task `id`; if the loop is asleep, wakes it up.

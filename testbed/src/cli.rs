@@ -148,6 +148,12 @@ pub struct Settings {
     )]
     pub stall_after: Duration,
 
+    /// End the run with exit status 1 when the watchdog reports a stall,
+    /// instead of waiting on: for scripts and tests, and a stage blocked
+    /// on a lock, which would never end.
+    #[arg(long)]
+    pub stall_ends: bool,
+
     /// The command printed under the timeline instead of this process's
     /// own command line: the book's figures show the `cargo run` a reader
     /// would type, not the path of a binary in `target/`.

@@ -372,6 +372,7 @@ fn watch(
         read_timeout_support: stage.read_timeout(),
         progress: scenario.progress.clone(),
         stall_after: settings.stall_after,
+        end_on_stall: settings.stall_ends,
     };
     let interrupt = signals.map(|signals| (signals, record.clone()));
     // Without its thread the run is only unwatched, not wrong.

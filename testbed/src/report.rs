@@ -114,6 +114,9 @@ pub struct RunFacts {
     pub db_connections: u64,
     /// The stage's notes, and the harness's.
     pub notes: Vec<String>,
+    /// What the stage saw go wrong in its own loop (a poll that held the
+    /// thread, a task that spins on itself...): printed as warnings.
+    pub lints: Vec<String>,
     /// The stage's own figures.
     pub stage_stats: BTreeMap<String, serde_json::Value>,
     /// The run talked to a server it did not start (`--server`).
@@ -146,6 +149,7 @@ impl RunFacts {
             server_accepted: None,
             db_connections: 0,
             notes: Vec::new(),
+            lints: Vec::new(),
             stage_stats: BTreeMap::new(),
             external_server: false,
             server_died: None,
@@ -251,6 +255,10 @@ pub struct Report {
     pub wrong_rows: Vec<String>,
     /// What the stage and the harness want a reader to know.
     pub notes: Vec<String>,
+    /// What the stage saw go wrong in its own loop, one line each
+    /// ([`crate::stage::RunStats::lint`]): always present, empty when none.
+    #[serde(default)]
+    pub lints: Vec<String>,
     /// Why the run failed as a whole, if it did: each one makes it unsound
     /// (see the module docs).
     #[serde(default)]
@@ -452,6 +460,7 @@ impl Report {
             lost_ids: Vec::new(),
             wrong_rows: Vec::new(),
             notes: facts.notes.clone(),
+            lints: facts.lints.clone(),
             problems: Vec::new(),
             stage_stats: facts.stage_stats.clone(),
             external_server: facts.external_server,

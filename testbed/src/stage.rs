@@ -118,6 +118,7 @@ impl Scenario {
 pub struct RunStats {
     concurrency: usize,
     notes: Vec<String>,
+    lints: Vec<String>,
     figures: BTreeMap<&'static str, serde_json::Value>,
     turns: Option<LoopTurns>,
     tasks: Option<TaskTrace>,
@@ -137,6 +138,28 @@ impl RunStats {
     /// checkouts that gave up...
     pub fn note(&mut self, note: impl Into<String>) {
         self.notes.push(note.into());
+    }
+
+    /// Adds a warning about the stage's own loop, kept apart from the notes:
+    /// a poll that held the thread, a task that wakes itself forever, a
+    /// task nothing can wake. The report prints each as `warning: ...`
+    /// after the notes, and its JSON lists them under `lints`.
+    ///
+    /// ```
+    /// use testbed::stage::RunStats;
+    ///
+    /// let mut stats = RunStats::new(4);
+    /// stats.lint("one poll of task 7 took 212 ms");
+    /// assert_eq!(stats.lints(), ["one poll of task 7 took 212 ms"]);
+    /// assert!(stats.notes().is_empty());
+    /// ```
+    pub fn lint(&mut self, lint: impl Into<String>) {
+        self.lints.push(lint.into());
+    }
+
+    /// The warnings, in the order they were added.
+    pub fn lints(&self) -> &[String] {
+        &self.lints
     }
 
     /// Sets one of the stage's own figures (backend name, pool counters...),

@@ -19,9 +19,19 @@
 //! workers itself, with the same [`Stall`] message.
 //!
 //! `watchdog/sockets.rs` is how the watchdog sees the connections of a
-//! stage that does not describe them.
+//! stage that does not describe them; `watchdog/lock.rs`, how it sees that
+//! the stage's thread is blocked on a lock rather than waiting on the
+//! server.
+//!
+//! A run that asks for it ([`Watch::end_on_stall`], `--stall-ends`) ends
+//! at its first stall, with exit status 1, once the stall is printed: a
+//! stage blocked on a lock never gets to end on its own, and a script or a
+//! test would otherwise wait forever.
 
+pub mod lock;
 mod sockets;
+#[cfg(test)]
+mod stall_ends;
 
 use std::fmt;
 use std::io::{self, PipeReader, PipeWriter};
@@ -187,6 +197,8 @@ pub struct Watch {
     pub progress: Progress,
     /// How long the run may record nothing before the watchdog speaks.
     pub stall_after: Duration,
+    /// End the process (status 1) at the first stall, once it is printed.
+    pub end_on_stall: bool,
 }
 
 /// The watchdog's thread, and the interrupt's: stopped (and joined) by
@@ -199,7 +211,9 @@ pub struct Monitor {
 }
 
 impl Monitor {
-    /// Starts watching. With `interrupt`, a SIGINT or SIGTERM that arrives
+    /// Starts watching; call it on the thread that will run the stage,
+    /// whose system call a stall looks at (`watchdog/lock.rs`). With
+    /// `interrupt`, a SIGINT or SIGTERM that arrives
     /// while the monitor runs ends the process, after the account of what
     /// the run recorded ([`RunRecord::interrupted`]): the stage cannot be
     /// stopped from outside, but its outcomes are all in the database.
@@ -208,9 +222,10 @@ impl Monitor {
         interrupt: Option<(Arc<Signals>, RunRecord)>,
     ) -> io::Result<Monitor> {
         let (stop_rx, stop) = io::pipe()?;
+        let stage_thread = lock::this_thread();
         let thread = thread::Builder::new()
             .name("watchdog".into())
-            .spawn(move || watch_loop(&watch, &stop_rx, interrupt.as_ref()))?;
+            .spawn(move || watch_loop(&watch, stage_thread, &stop_rx, interrupt.as_ref()))?;
         Ok(Monitor {
             stop: Some(stop),
             thread: Some(thread),
@@ -233,7 +248,12 @@ impl Drop for Monitor {
     }
 }
 
-fn watch_loop(watch: &Watch, stop: &PipeReader, interrupt: Option<&(Arc<Signals>, RunRecord)>) {
+fn watch_loop(
+    watch: &Watch,
+    stage_thread: nix::unistd::Pid,
+    stop: &PipeReader,
+    interrupt: Option<&(Arc<Signals>, RunRecord)>,
+) {
     let mut silence = Silence::new(watch.stall_after);
     loop {
         let mut fds = vec![PollFd::new(stop.as_fd(), PollFlags::POLLIN)];
@@ -274,7 +294,16 @@ fn watch_loop(watch: &Watch, stop: &PipeReader, interrupt: Option<&(Arc<Signals>
                 read_timeout: watch.read_timeout,
                 read_timeout_support: watch.read_timeout_support,
             };
-            watch.progress.say(&stall.to_string());
+            let mut line = stall.to_string();
+            if lock::blocked_on_lock(stage_thread) {
+                line = format!("{line}; {}", lock::LOCKED);
+            }
+            watch.progress.say(&line);
+            if watch.end_on_stall {
+                watch.progress.finish();
+                eprintln!("{}: the run ends at its stall (--stall-ends)", watch.stage);
+                std::process::exit(1);
+            }
         }
     }
 }

@@ -37,7 +37,12 @@ fn every_fault_and_a_read_timeout_under_several_seeds() {
             seed,
             ..Settings::default()
         };
-        assert_timed_run_conforms(&Futures::default(), &settings);
+        let execution = assert_timed_run_conforms(&Futures::default(), &settings);
+        let lints = &execution.report.lints;
+        assert!(
+            lints.is_empty(),
+            "seed {seed}: no lint on a normal run: {lints:?}"
+        );
     }
 }
 
@@ -57,5 +62,6 @@ fn a_task_per_item_with_conns_of_them_at_once_and_one_database_connection() {
     assert_eq!(stats["tasks_spawned"], 60, "one per item");
     assert_eq!(stats["peak_tasks"], 5);
     assert_eq!(stats["task_panics"], 0);
+    assert!(report.lints.is_empty(), "no lint: {:?}", report.lints);
     assert!(stats["request_future_bytes"].as_u64() > Some(0));
 }

@@ -9,6 +9,7 @@ mod cancel;
 mod conformance;
 mod conn;
 mod hostile;
+mod lints;
 mod semaphore;
 mod stats;
 mod stuck;

@@ -73,6 +73,7 @@ pub(super) fn report(run: Run<'_>) -> Report {
         server_accepted: server_stats.as_ref().map(|s| s.accepted),
         db_connections: run.db_connections,
         notes,
+        lints: run.stats.lints().to_vec(),
         stage_stats: run
             .stats
             .figures()

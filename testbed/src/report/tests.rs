@@ -289,3 +289,33 @@ fn items_that_all_timed_out_under_a_read_timeout_blame_the_timeout() {
     assert!(problem.contains("longer --read-timeout"), "{problem}");
     assert!(!problem.contains("working SLOW/1 server"), "{problem}");
 }
+
+#[test]
+fn lints_print_as_warnings_after_the_notes_and_are_always_in_the_json() {
+    let list = items(2, 1);
+    let rows: Vec<Row> = list
+        .iter()
+        .map(|item| row(item, Ok(item.expected_result())))
+        .collect();
+    let quiet = Report::build(&list, &rows, facts(None));
+    let json = serde_json::to_value(&quiet).expect("plain data");
+    assert_eq!(
+        json["lints"],
+        serde_json::json!([]),
+        "present, empty: {json}"
+    );
+    let mut facts = facts(None);
+    facts.notes.push("a note".into());
+    facts.lints.push("one poll of task 3 took 40 ms".into());
+    let report = Report::build(&list, &rows, facts);
+    let text = report.to_string();
+    let (note, warning) = (
+        text.find("note: a note").expect("the note is printed"),
+        text.find("warning: one poll of task 3 took 40 ms")
+            .expect("the lint is printed as a warning"),
+    );
+    assert!(note < warning, "warnings come after the notes: {text}");
+    let json = serde_json::to_value(&report).expect("plain data");
+    assert_eq!(json["lints"][0], "one poll of task 3 took 40 ms");
+    assert!(report.is_sound(), "a lint alone does not fail the run");
+}

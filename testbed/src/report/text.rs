@@ -104,6 +104,9 @@ impl fmt::Display for Report {
         for note in &self.notes {
             writeln!(f, "  note: {note}")?;
         }
+        for lint in &self.lints {
+            writeln!(f, "  warning: {lint}")?;
+        }
         for problem in &self.problems {
             writeln!(f, "  problem: {problem}")?;
         }
