@@ -363,7 +363,13 @@ impl std::fmt::Display for Progress<'_> {
                     lap.client_cpu_us_per_item,
                     r.lost,
                     r.wrong
-                )
+                )?;
+                // A loop that went wrong says so under its line: a race of
+                // a stage that blocks or spins measures the bug, not the stage.
+                for lint in &r.lints {
+                    write!(f, "\n  warning: {lint}")?;
+                }
+                Ok(())
             }
         }
     }

@@ -4,7 +4,9 @@
 //! Under seeded faults, every item must end with exactly one outcome, and
 //! the right one: nothing lost, nothing wrong, and every failure the one the
 //! server forced (`errors == expected_errors`). A stage that fails this is
-//! not "a bit slow", it is losing or inventing data.
+//! not "a bit slow", it is losing or inventing data. And no run gives a
+//! warning (a lint of the report, see `Report::lints`): a stage written
+//! right neither blocks its loop nor spins, faults or not.
 //!
 //! The faults are every kind the server has, `reset` among them (an error
 //! from `read` where `drop` gives end-of-file), and `hang` and `blackhole`
@@ -85,6 +87,9 @@ fn check_conforms(stage: &dyn Stage, settings: &Settings, execution: Execution) 
     assert_eq!(report.wrong, 0, "wrong rows: {}", context());
     assert!(report.problems.is_empty(), "problems: {}", context());
     assert_eq!(report.ok + report.failed, report.items, "{}", context());
+    // A stage written right gives no warning under faults: a warning here
+    // is a lint that cries wolf, or a loop that blocks or spins.
+    assert!(report.lints.is_empty(), "warnings: {}", context());
     if let Some(overlap) = overlap_on_a_lane(&execution.rows) {
         panic!("{overlap}: {}", context());
     }
@@ -201,6 +206,7 @@ pub fn assert_outage_conforms(stage: &dyn Stage, settings: &Settings) -> Executi
     assert_eq!(report.wrong, 0, "wrong rows: {}", context());
     let allowed = usize::from(report.reached_no_server());
     assert!(report.problems.len() <= allowed, "problems: {}", context());
+    assert!(report.lints.is_empty(), "warnings: {}", context());
     for kind in report.errors.keys() {
         assert!(
             OUTAGE_KINDS.iter().any(|k| k.as_str() == kind),

@@ -192,9 +192,16 @@ fn main() -> ExitCode {
         let stopped = Arc::clone(&stopped);
         std::thread::spawn(move || take_signals(&signals, &stopped));
     }
+    // Runs finished, and the warnings their reports gave (`warning:`
+    // lines: a poll that held the thread, a task that woke itself...).
+    let (mut runs, mut warnings) = (0usize, 0usize);
     let mut progress = |event: Progress<'_>| match event {
         Progress::Starting { .. } => eprint!("{event}"),
-        Progress::Finished { .. } => eprintln!("{event}"),
+        Progress::Finished { lap, .. } => {
+            runs += 1;
+            warnings += lap.report.lints.len();
+            eprintln!("{event}");
+        }
     };
     let stop = || stopped.load(Ordering::SeqCst) != 0;
     let ticks = MachineTicks::now();
@@ -214,6 +221,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    eprintln!(
+        "race: {warnings} warning{} from the loops' reports in {runs} runs",
+        if warnings == 1 { "" } else { "s" }
+    );
     let signal = Signal::try_from(stopped.load(Ordering::SeqCst)).ok();
     let Finished {
         rows,
