@@ -99,10 +99,12 @@
 
 #![forbid(unsafe_code)]
 
+mod blocking;
 mod cancel;
 mod conn;
 mod executor;
 mod handle;
+mod hook;
 mod join;
 mod notify;
 mod order;
@@ -121,9 +123,11 @@ mod task_set;
 mod time;
 mod waker;
 
+pub use blocking::{BLOCKING_THREADS, BlockingError, BlockingHandle};
 pub use conn::{AsyncConn, InFlight, RecvReply, SendRequest};
 pub use executor::{Executor, RunError};
 pub use handle::Handle;
+pub use hook::{Hook, HookFuture, ItemHook};
 pub use join::{JoinError, JoinHandle, TaskPanic};
 pub use request::{exchange, request};
 pub use semaphore::{Acquire, Permit, Semaphore};
