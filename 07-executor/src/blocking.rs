@@ -142,6 +142,8 @@ impl Handle {
             waker: None,
         }));
         let slot = shared.clone();
+        // Handing work over is something done: not an idle poll.
+        self.progress();
         pool().spawn(move || {
             let result = panic::catch_unwind(AssertUnwindSafe(work))
                 .map_err(|payload| BlockingError::Panicked(message(payload.as_ref())));

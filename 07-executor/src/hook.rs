@@ -10,9 +10,9 @@
 //!
 //! A hook is an `async` step (a boxed future, so that [`Futures`] can keep
 //! any hook behind one type) that borrows the hook, the executor's
-//! [`Handle`] and the item. The stage awaits it with a connection slot
-//! taken and the item's clock started, so its time counts in the item's
-//! latency.
+//! [`Handle`] and the item. The stage awaits it once the item's clock has
+//! started, so its time counts in the item's latency, and before the task
+//! takes a connection slot, so a hook that panics loses no slot.
 //!
 //! [`Futures`]: crate::Futures
 

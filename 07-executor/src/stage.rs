@@ -189,16 +189,16 @@ impl Shared {
     /// One item, start to finish: the body of an item's task.
     async fn process(self: Rc<Self>, item: Item) {
         let started = Instant::now();
-        let mut slot = self
-            .free
-            .borrow_mut()
-            .pop()
-            .expect("the semaphore admits `conns` tasks and there are `conns` slots");
         // ANCHOR: hook
         if let Some(hook) = &self.hook {
             hook.before(&self.handle, &item).await;
         }
         // ANCHOR_END: hook
+        let mut slot = self
+            .free
+            .borrow_mut()
+            .pop()
+            .expect("the semaphore admits `conns` tasks and there are `conns` slots");
         let outcome = self.request(&mut slot.conn, &item).await;
         // ANCHOR: keep_or_close
         // A connection that broke, or whose conversation was cut short,
