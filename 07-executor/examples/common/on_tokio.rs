@@ -101,11 +101,12 @@ fn measure(settings: &Settings, bounded: bool, per_item: PerItem) -> Measured {
                 m.peak_tasks = m.peak_tasks.max(alive.get());
             }
             tasks.push(tokio::task::spawn_local(async move {
+                // Counts the task out however it ends, panics included.
+                let _alive = Alive(alive);
                 let item_started = Instant::now();
                 bug.await;
                 tokio::time::sleep(service).await;
                 measured.borrow_mut().latencies.push(item_started.elapsed());
-                alive.set(alive.get() - 1);
                 drop(permit);
             }));
         }
@@ -119,6 +120,15 @@ fn measure(settings: &Settings, bounded: bool, per_item: PerItem) -> Measured {
         measured.borrow_mut().elapsed = started.elapsed();
         measured.take()
     })
+}
+
+/// One task alive; dropped, one fewer.
+struct Alive(Rc<std::cell::Cell<usize>>);
+
+impl Drop for Alive {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
 }
 
 /// Sets a [`TICK`] timer over and over, counting the late ones.

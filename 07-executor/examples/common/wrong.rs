@@ -43,6 +43,7 @@ pub enum Runtime {
 }
 
 /// The stage, with `hook` run in each item's task.
+#[allow(dead_code)]
 pub fn stage(hook: impl ItemHook + 'static) -> Futures {
     Futures {
         hook: Some(Hook::new(hook)),
@@ -52,6 +53,7 @@ pub fn stage(hook: impl ItemHook + 'static) -> Futures {
 
 /// Runs the stage with `hook` as the `07-executor` binary would: the
 /// report on stdout, the exit status the run earned.
+#[allow(dead_code)]
 pub fn run(hook: impl ItemHook + 'static, settings: &Settings) -> ExitCode {
     testbed::harness::main(&stage(hook), settings)
 }
