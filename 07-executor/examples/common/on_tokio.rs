@@ -5,7 +5,8 @@
 //! is a `tokio::time::sleep` of `--latency` per phase), at most `--conns`
 //! at once unless the example says otherwise, and a ticker task sets a
 //! 5 ms timer over and over to see how late the loop serves it. The run
-//! prints items/s, the latency's p50 and p99, and the late timers. A run
+//! prints items/s, the latency's p50 and p99, the late timers, and the
+//! CPU time of the runtime's thread (a loop that spins burns it). A run
 //! that has not finished after [`LIMIT`] is reported as stuck: tokio has
 //! no stuck check, and would wait for ever.
 
@@ -18,6 +19,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use testbed::cli::Settings;
+
+#[path = "cpu.rs"]
+mod cpu;
 
 /// How long a tokio run may take before it is called stuck.
 pub const LIMIT: Duration = Duration::from_secs(5);
@@ -54,7 +58,9 @@ pub fn run(settings: &Settings, bounded: bool, make: fn() -> PerItem) -> ExitCod
     std::thread::Builder::new()
         .name("tokio-ct".into())
         .spawn(move || {
-            let _ = tx.send(measure(&settings, bounded, make()));
+            // The runtime's thread: a loop that spins shows here.
+            let measured = cpu::measured("tokio's thread", || measure(&settings, bounded, make()));
+            let _ = tx.send(measured);
         })
         .expect("a thread starts");
     let Ok(measured) = rx.recv_timeout(LIMIT) else {
