@@ -111,7 +111,12 @@ mod tests {
     const LIMIT: Duration = Duration::from_secs(10);
 
     fn throughput(fixed: bool) -> f64 {
-        match run_within(move || stage(Checksum { fixed }), small(), LIMIT) {
+        match run_within(
+            "wrong-run",
+            move || stage(Checksum { fixed }),
+            small(),
+            LIMIT,
+        ) {
             Ended::Report(report) => {
                 assert_eq!(report.ok, 40, "every item is right: {report}");
                 report.throughput

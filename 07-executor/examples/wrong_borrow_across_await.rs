@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn a_borrow_across_an_await_panics_in_the_next_task() {
-        match run_within(make(false, false), small(), LIMIT) {
+        match run_within("wrong-run", make(false, false), small(), LIMIT) {
             Ended::Report(report) => {
                 assert!(report.lost > 0, "the panicked items are lost: {report}");
                 assert!(
@@ -207,17 +207,26 @@ mod tests {
     fn a_guard_across_an_await_blocks_the_thread() {
         // The thread is left behind, asleep in the kernel, when the test
         // ends.
-        let ended = run_within(make(false, true), small(), Duration::from_secs(2));
+        let ended = run_within(
+            "guard-across",
+            make(false, true),
+            small(),
+            Duration::from_secs(2),
+        );
         assert!(
             matches!(ended, Ended::Running),
             "the run should never end: {ended:?}"
+        );
+        assert!(
+            wrong::blocked_on_lock("guard-across"),
+            "the run's thread should be asleep in futex, on the mutex"
         );
     }
 
     #[test]
     fn scoped_borrows_and_guards_finish_every_item() {
         for mutex in [false, true] {
-            match run_within(make(true, mutex), small(), LIMIT) {
+            match run_within("wrong-run", make(true, mutex), small(), LIMIT) {
                 Ended::Report(report) => {
                     assert_eq!(
                         report.ok, 40,

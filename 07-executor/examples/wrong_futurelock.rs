@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn a_kept_unpolled_update_locks_the_run() {
-        match run_within(|| stage(hook(false)), small(), LIMIT) {
+        match run_within("wrong-run", || stage(hook(false)), small(), LIMIT) {
             Ended::Error(error) => assert!(
                 error.contains("stuck") && error.contains("semaphore"),
                 "the stuck check names the tasks waiting for the lock: {error}"
@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn a_dropped_update_gives_the_lock_back() {
-        match run_within(|| stage(hook(true)), small(), LIMIT) {
+        match run_within("wrong-run", || stage(hook(true)), small(), LIMIT) {
             Ended::Report(report) => assert_eq!(report.ok, 40, "every item is right: {report}"),
             other => panic!("the run should end with a report: {other:?}"),
         }

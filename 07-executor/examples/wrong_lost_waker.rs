@@ -159,7 +159,12 @@ mod tests {
 
     #[test]
     fn a_lost_waker_ends_the_run_as_stuck() {
-        match run_within(|| stage(AskChecksum { fixed: false }), small(), LIMIT) {
+        match run_within(
+            "wrong-run",
+            || stage(AskChecksum { fixed: false }),
+            small(),
+            LIMIT,
+        ) {
             Ended::Error(error) => assert!(
                 error.contains("stuck") && error.contains("kept no waker"),
                 "the stuck check names the lost waker: {error}"
@@ -170,7 +175,12 @@ mod tests {
 
     #[test]
     fn a_kept_waker_finishes_every_item() {
-        match run_within(|| stage(AskChecksum { fixed: true }), small(), LIMIT) {
+        match run_within(
+            "wrong-run",
+            || stage(AskChecksum { fixed: true }),
+            small(),
+            LIMIT,
+        ) {
             Ended::Report(report) => assert_eq!(report.ok, 40, "every item is right: {report}"),
             other => panic!("the run should end with a report: {other:?}"),
         }

@@ -143,7 +143,7 @@ mod tests {
                 limiter: RateLimiter::default(),
             })
         };
-        match run_within(make, small(), LIMIT) {
+        match run_within("wrong-run", make, small(), LIMIT) {
             Ended::Report(report) => {
                 assert_eq!(report.ok, 40, "every item is right: {report}");
                 figure(&report, "polls")

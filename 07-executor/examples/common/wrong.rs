@@ -83,16 +83,17 @@ pub enum Ended {
 }
 
 /// Runs the stage that `make` builds with `settings` on a thread of its
-/// own, and waits at most `limit` for it.
+/// own, named `name`, and waits at most `limit` for it.
 #[allow(dead_code)]
 pub fn run_within(
+    name: &str,
     make: impl FnOnce() -> Futures + Send + 'static,
     settings: Settings,
     limit: Duration,
 ) -> Ended {
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
-        .name("wrong-run".into())
+        .name(name.into())
         .spawn(move || {
             let ended = match execute(&make(), &settings) {
                 Ok(execution) => Ended::Report(Box::new(execution.report)),
@@ -113,4 +114,24 @@ pub fn figure(report: &Report, key: &str) -> u64 {
         .get(key)
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(0)
+}
+
+/// Is a thread of this process named `name` asleep in `futex` (a lock)?
+/// The kernel says, in `/proc/self/task/TID/syscall`: the number of the
+/// system call a thread is blocked in comes first.
+#[allow(dead_code)]
+pub fn blocked_on_lock(name: &str) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    const FUTEX: &str = "202";
+    #[cfg(target_arch = "aarch64")]
+    const FUTEX: &str = "98";
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    return true;
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return true; // No /proc: nothing to check against.
+    };
+    tasks.flatten().any(|task| {
+        let read = |file: &str| std::fs::read_to_string(task.path().join(file)).unwrap_or_default();
+        read("comm").trim() == name && read("syscall").split(' ').next() == Some(FUTEX)
+    })
 }
