@@ -211,7 +211,7 @@ mod tests {
             "guard-across",
             make(false, true),
             small(),
-            Duration::from_secs(2),
+            Duration::from_secs(1),
         );
         assert!(
             matches!(ended, Ended::Running),
