@@ -13,6 +13,11 @@
 //! awaits its result: the loop goes on with the other tasks meanwhile.
 //!
 //! `cargo run --release -p executor --example wrong_blocking [-- --fixed] [--runtime tokio]`
+//!
+//! Measured so (200 items, 20 at once, 10 ms a line): the bug, 96 items/s
+//! and a p99 latency of 217 ms; the fix, 607 items/s and 51 ms. On tokio
+//! the same: 98 items/s and a 5 ms timer up to 197 ms late, against 638
+//! items/s and no tick more than 2 ms late.
 
 use std::process::ExitCode;
 use std::time::Duration;

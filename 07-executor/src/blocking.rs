@@ -103,8 +103,8 @@ impl Handle {
     ///
     /// # Examples
     ///
-    /// A job that blocks for 50 ms, and a task that ticks every 5 ms
-    /// meanwhile: the ticks keep coming while the job sleeps.
+    /// A job that blocks for 100 ms, and a task that ticks every 5 ms
+    /// meanwhile: its five ticks come while the job sleeps.
     ///
     /// ```
     /// use std::time::Duration;
@@ -123,7 +123,7 @@ impl Handle {
     /// });
     /// let sum = executor.block_on(async move {
     ///     let job = handle.spawn_blocking(|| {
-    ///         std::thread::sleep(Duration::from_millis(50));
+    ///         std::thread::sleep(Duration::from_millis(100));
     ///         (1..=10).sum::<u32>()
     ///     });
     ///     (job.await, ticks.is_finished())
