@@ -22,6 +22,11 @@
 //! dropped.)
 //!
 //! `cargo run --release -p executor --example wrong_futurelock [-- --fixed] [--runtime tokio]`
+//!
+//! Measured so: the bug ends at once with exit status 1 and "stuck: 21
+//! tasks wait and nothing can wake them (21 on a semaphore permit)"; the
+//! fix, 200 items ok at 827 items/s. On tokio the bug is still waiting
+//! when the example gives up on it, after 5 s.
 
 use std::cell::OnceCell;
 use std::pin::pin;
