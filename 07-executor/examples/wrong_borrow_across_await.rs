@@ -26,7 +26,8 @@
 //!
 //! Measured so (200 items, 20 at once): with the `RefCell`, 1 item ok and
 //! 199 lost to as many panics, exit status 1; with `--mutex`, 0 items
-//! recorded until Ctrl-C; the fixes, 200 items ok at about 854 items/s.
+//! recorded until Ctrl-C; the fixes, 200 items ok (854 items/s with the
+//! `RefCell`, 902 with the mutex).
 
 use std::cell::RefCell;
 use std::process::ExitCode;
