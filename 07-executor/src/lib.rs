@@ -102,10 +102,12 @@
 
 #![forbid(unsafe_code)]
 
+mod blocking;
 mod cancel;
 mod conn;
 mod executor;
 mod handle;
+mod hook;
 mod join;
 pub mod lints;
 mod notify;
@@ -126,9 +128,11 @@ mod task_set;
 mod time;
 mod waker;
 
+pub use blocking::{BLOCKING_THREADS, BlockingError, BlockingHandle};
 pub use conn::{AsyncConn, InFlight, RecvReply, SendRequest};
 pub use executor::{Executor, RunError};
 pub use handle::Handle;
+pub use hook::{Hook, HookFuture, ItemHook};
 pub use join::{JoinError, JoinHandle, TaskPanic};
 pub use lints::{Lint, Spawned};
 pub use request::{exchange, request};

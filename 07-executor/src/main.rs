@@ -25,6 +25,7 @@ fn main() -> ExitCode {
     let args: Args = parse_or_exit();
     let stage = Futures {
         reuse_cancelled: args.reuse_cancelled,
+        ..Futures::default()
     };
     testbed::harness::main(&stage, &args.settings)
 }

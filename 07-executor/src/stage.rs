@@ -41,6 +41,7 @@ use testbed::workload::Item;
 use crate::conn::AsyncConn;
 use crate::executor::Executor;
 use crate::handle::Handle;
+use crate::hook::Hook;
 use crate::request::request;
 use crate::semaphore::Semaphore;
 use crate::stats::Stats;
@@ -71,12 +72,15 @@ const PANICS_LISTED: usize = 5;
 /// assert_eq!((execution.report.ok, execution.report.wrong), (20, 0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Futures {
     /// Keep a connection whose request was cancelled by the read timeout
     /// (`--reuse-cancelled`): the bug this stage's chapter is about, kept
     /// to be shown. Never set it for real work.
     pub reuse_cancelled: bool,
+    /// Code of the caller's, run in each item's task before its request
+    /// (`hook.rs`): how chapter 8's examples put a bug into the stage.
+    pub hook: Option<Hook>,
 }
 
 impl Stage for Futures {
@@ -99,6 +103,7 @@ impl Stage for Futures {
             read_timeout: scenario.read_timeout,
             connect_timeout: scenario.connect_timeout,
             reuse_cancelled: self.reuse_cancelled,
+            hook: self.hook.clone(),
             store: RefCell::new(scenario.open_store()?),
             store_error: RefCell::new(None),
             // Popped from the end: lane 0 goes first.
@@ -153,6 +158,7 @@ struct Shared {
     read_timeout: Option<Duration>,
     connect_timeout: Duration,
     reuse_cancelled: bool,
+    hook: Option<Hook>,
     /// The one database connection: tasks take turns, and a record never
     /// awaits, so a `RefCell` is enough.
     store: RefCell<Store>,
@@ -191,6 +197,11 @@ impl Shared {
     /// One item, start to finish: the body of an item's task.
     async fn process(self: Rc<Self>, item: Item) {
         let started = Instant::now();
+        // ANCHOR: hook
+        if let Some(hook) = &self.hook {
+            hook.before(&self.handle, &item).await;
+        }
+        // ANCHOR_END: hook
         let mut slot = self
             .free
             .borrow_mut()

@@ -33,6 +33,7 @@ fn run(stage: Futures) -> Execution {
 fn reusing_a_cancelled_connection_reads_late_replies_as_the_next_items() {
     let execution = run(Futures {
         reuse_cancelled: true,
+        ..Futures::default()
     });
     let report = &execution.report;
     assert!(

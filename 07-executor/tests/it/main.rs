@@ -5,6 +5,7 @@
 //! and the binary.
 
 mod binary;
+mod blocking;
 mod cancel;
 mod conformance;
 mod conn;
