@@ -64,6 +64,11 @@ impl Stage for OnePerItem {
 
     fn run(&self, scenario: &Scenario) -> Result<RunStats, StageError> {
         let executor = Executor::new()?;
+        if scenario.record_tasks {
+            executor.record_tasks();
+        }
+        // The lints compare the peak of tasks alive with `--conns`.
+        executor.set_conns(scenario.conns);
         let handle = executor.handle();
         let store = Rc::new(RefCell::new(scenario.open_store()?));
         let limit = Semaphore::new(&handle, scenario.conns);
@@ -106,6 +111,7 @@ impl Stage for OnePerItem {
         executor.block_on(main).map_err(io::Error::other)??;
         let stats = executor.stats();
         let mut run = RunStats::new(scenario.conns);
+        executor.report_to(&mut run, scenario.epoch);
         run.figure("tasks_spawned", stats.spawned);
         run.figure("peak_tasks", stats.peak_tasks);
         run.figure("polls", stats.polls);

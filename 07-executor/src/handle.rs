@@ -159,6 +159,12 @@ impl Handle {
         let (task, state) = Task::new(id, future, shared.wakeups.clone());
         // Where `spawn` was called: the lints name the task by it.
         let task = task.spawned_at(std::panic::Location::caller());
+        // Permits its spawner took in this poll are counted as its own.
+        if let Some(parent) = shared.poll_state.current() {
+            shared
+                .semaphores
+                .spawned(parent, id, shared.stats.get().polls);
+        }
         if shared.closed.get() {
             // No loop will ever poll it: end it now, and say why.
             shared.cancel(id, task, JoinError::NoExecutor);

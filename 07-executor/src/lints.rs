@@ -55,7 +55,10 @@
 //! Not here: where the loop calls these (`executor.rs`, `handle.rs`,
 //! `cancel.rs`), the permits' holders (`semaphore.rs`).
 
+mod lines;
+
 use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::panic::Location;
 use std::time::{Duration, Instant};
@@ -276,6 +279,30 @@ impl Executor {
         shared.lints.list(shared.stats.get().peak_tasks)
     }
 
+    /// The lints as the report prints them: one line each, except that
+    /// one lint met by many tasks spawned at one place is one line that
+    /// counts them (`lints/lines.rs`).
+    ///
+    /// ```
+    /// use std::future::poll_fn;
+    /// use std::task::Poll;
+    /// use executor::Executor;
+    ///
+    /// let executor = Executor::new()?;
+    /// for _ in 0..30 {
+    ///     // Pending, and no waker kept: nothing will ever wake these.
+    ///     executor.spawn(poll_fn(|_| Poll::<()>::Pending));
+    /// }
+    /// let stuck = executor.block_on(poll_fn(|_| Poll::<()>::Pending));
+    /// assert!(stuck.is_err(), "nothing can wake the tasks: the run is stuck");
+    /// let lines = executor.lint_lines();
+    /// assert!(lines.iter().any(|l| l.starts_with("30 tasks spawned at ")), "{lines:?}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn lint_lines(&self) -> Vec<String> {
+        lines::lines(&self.lints(), &self.handle.shared.lints.met())
+    }
+
     /// A poll that holds the thread this long or longer is a
     /// [`Lint::LongPoll`] ([`LONG_POLL`] unless set).
     ///
@@ -318,6 +345,10 @@ struct State {
     no_waker: Vec<Spawned>,
     futurelocks: Vec<(Spawned, Spawned, &'static str)>,
     borrows: Vec<(Spawned, String)>,
+    /// Every task met by each kind that many tasks can meet (no waker,
+    /// self-wakes, borrows, in that order), kept or not, so that the
+    /// report counts them all.
+    met: HashMap<lines::Key, HashSet<u64>>,
     conns: Option<usize>,
     /// When the turn began (or the last long poll ended), and what the
     /// kernel had counted of the thread then.
@@ -335,6 +366,7 @@ impl Default for Lints {
                 no_waker: Vec::new(),
                 futurelocks: Vec::new(),
                 borrows: Vec::new(),
+                met: Default::default(),
                 conns: None,
                 since: None,
             }),
@@ -391,6 +423,11 @@ impl Lints {
     /// `task` has now woken itself `streak` times in a row.
     pub(crate) fn self_wakes(&self, task: Spawned, streak: u32) {
         let mut state = self.state.borrow_mut();
+        state
+            .met
+            .entry(lines::key(1, &task))
+            .or_default()
+            .insert(task.task.0);
         let kept = &mut state.self_wakes;
         match kept.iter().position(|(t, _)| t.task == task.task) {
             Some(at) => kept[at].1 = kept[at].1.max(streak),
@@ -401,6 +438,11 @@ impl Lints {
 
     pub(crate) fn no_waker(&self, task: Spawned) {
         let mut state = self.state.borrow_mut();
+        state
+            .met
+            .entry(lines::key(0, &task))
+            .or_default()
+            .insert(task.task.0);
         if state.no_waker.len() < KEPT && !state.no_waker.contains(&task) {
             state.no_waker.push(task);
         }
@@ -420,9 +462,25 @@ impl Lints {
             return;
         }
         let mut state = self.state.borrow_mut();
+        state
+            .met
+            .entry(lines::key(2, &task))
+            .or_default()
+            .insert(task.task.0);
         if state.borrows.len() < KEPT {
             state.borrows.push((task, message.to_owned()));
         }
+    }
+
+    /// How many tasks met each kind that many tasks can meet, by the
+    /// place they were spawned.
+    pub(crate) fn met(&self) -> HashMap<lines::Key, usize> {
+        let state = self.state.borrow();
+        state
+            .met
+            .iter()
+            .map(|(&key, tasks)| (key, tasks.len()))
+            .collect()
     }
 
     /// Every lint so far, given the peak of tasks alive at once.

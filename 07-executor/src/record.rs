@@ -30,6 +30,7 @@ use std::cell::Cell;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
+use testbed::stage::RunStats;
 use testbed::tasks::{TaskLog, TaskTrace, WakeBy};
 
 use crate::executor::Executor;
@@ -63,6 +64,33 @@ impl Executor {
     pub fn task_trace(&self, epoch: Instant) -> Option<TaskTrace> {
         let recorder = self.handle.shared.wakeups.recorder()?;
         Some(recorder.log().since(epoch))
+    }
+
+    /// Hands what the loop saw to a run's report: its turns, the tasks'
+    /// trace if recorded, and the lints ([`Executor::lint_lines`]). A stage
+    /// on this executor calls it once its `block_on` is over.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use executor::Executor;
+    /// use testbed::stage::RunStats;
+    ///
+    /// let epoch = Instant::now();
+    /// let executor = Executor::new()?;
+    /// executor.block_on(async {})?;
+    /// let mut run = RunStats::new(1);
+    /// executor.report_to(&mut run, epoch);
+    /// assert!(run.turns().is_some() && run.lints().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn report_to(&self, run: &mut RunStats, epoch: Instant) {
+        run.loop_turns(self.turns().since(epoch));
+        if let Some(trace) = self.task_trace(epoch) {
+            run.task_trace(trace);
+        }
+        for line in self.lint_lines() {
+            run.lint(line);
+        }
     }
 }
 

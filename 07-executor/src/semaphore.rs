@@ -24,11 +24,15 @@
 //! Each permit remembers the task being polled when its `acquire`
 //! completed, and each waiter the task that queued it, so that a stuck run
 //! can say when a task waits for a permit it holds itself (a
-//! *futurelock*: `lints.rs`). A permit can move to another task (the
-//! stage's `block_on` future takes each permit and hands it to the task it
-//! spawns), so the holder is who took it, not always who has it now: the
-//! check runs only on a stuck run, where it names a suspect, not on every
-//! wait, where the stage's own waits would look like futurelocks.
+//! *futurelock*: `lints.rs`). A permit can move to another task: the
+//! stage's `block_on` future takes each permit and hands it, in the same
+//! poll, to the task it spawns. So a permit taken in the poll that spawns
+//! a task is counted as that task's (`Registry::spawned`). A permit can
+//! still move in ways no executor sees (sent through a channel, say), so
+//! the check runs only on a stuck run, where it names a suspect, not on
+//! every wait. A waiter that was handed a permit and was never polled to
+//! take it holds it too: that is the futurelock of a `select` that keeps
+//! an `acquire` it no longer polls.
 //!
 //! Not here: what the stage does with it (`stage.rs`).
 
@@ -90,8 +94,18 @@ struct State {
     /// The waiting `Acquire`s, oldest first.
     queue: VecDeque<Waiter>,
     next_waiter: u64,
-    /// The task that took each permit out (see the module docs).
-    holders: Vec<TaskId>,
+    /// Who has each permit out (see the module docs).
+    holders: Vec<Holder>,
+    /// The number the next permit taken gets.
+    next_permit: u64,
+}
+
+/// A permit out, and the task counted as having it.
+struct Holder {
+    permit: u64,
+    task: TaskId,
+    /// The poll it was taken in (the executor's count of polls then).
+    poll: u64,
 }
 
 struct Waiter {
@@ -116,8 +130,8 @@ pub struct Acquire {
 /// One permit, given back when dropped.
 pub struct Permit {
     semaphore: Semaphore,
-    /// The task being polled when it was taken.
-    holder: Option<TaskId>,
+    /// Its number among the holders, when a task took it.
+    id: Option<u64>,
 }
 
 impl Semaphore {
@@ -128,6 +142,7 @@ impl Semaphore {
             queue: VecDeque::new(),
             next_waiter: 0,
             holders: Vec::new(),
+            next_permit: 0,
         }));
         handle.shared.semaphores.add(&state);
         Semaphore {
@@ -138,14 +153,17 @@ impl Semaphore {
 
     /// A permit for the task being polled, taken out of `state`.
     fn permit(&self, state: &mut State) -> Permit {
-        let holder = self.handle.poll_state().current();
-        if let Some(holder) = holder {
-            state.holders.push(holder);
-        }
+        let id = self.handle.poll_state().current().map(|task| {
+            let permit = state.next_permit;
+            state.next_permit += 1;
+            let poll = self.handle.shared.stats.get().polls;
+            state.holders.push(Holder { permit, task, poll });
+            permit
+        });
         self.handle.progress();
         Permit {
             semaphore: self.clone(),
-            holder,
+            id,
         }
     }
 
@@ -273,9 +291,9 @@ impl Drop for Acquire {
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        if let Some(holder) = self.holder {
+        if let Some(id) = self.id {
             let mut state = self.semaphore.state.borrow_mut();
-            if let Some(at) = state.holders.iter().position(|&h| h == holder) {
+            if let Some(at) = state.holders.iter().position(|h| h.permit == id) {
                 state.holders.swap_remove(at);
             }
         }
@@ -295,6 +313,20 @@ struct Line {
 }
 
 impl Registry {
+    /// Task `parent`, in its poll number `poll`, spawned `child`: the
+    /// permits it took in that same poll go with the child, as in
+    /// `let permit = limit.acquire().await; spawn(async move { ..; drop(permit) })`.
+    pub(crate) fn spawned(&self, parent: TaskId, child: TaskId, poll: u64) {
+        for state in self.0.borrow().iter().filter_map(Weak::upgrade) {
+            let mut state = state.borrow_mut();
+            for holder in &mut state.holders {
+                if holder.task == parent && holder.poll == poll {
+                    holder.task = child;
+                }
+            }
+        }
+    }
+
     fn add(&self, state: &Rc<RefCell<State>>) {
         let mut all = self.0.borrow_mut();
         all.retain(|weak| weak.strong_count() > 0);
@@ -341,10 +373,12 @@ impl Registry {
                     .filter(|w| !w.granted)
                     .filter_map(|w| w.task)
                     .collect();
-                (!waiters.is_empty()).then(|| Line {
-                    waiters,
-                    holders: state.holders.clone(),
-                })
+                // A waiter handed a permit has it, taken or not.
+                let handed = state.queue.iter().filter(|w| w.granted);
+                let holders = (state.holders.iter().map(|h| h.task))
+                    .chain(handed.filter_map(|w| w.task))
+                    .collect();
+                (!waiters.is_empty()).then_some(Line { waiters, holders })
             })
             .collect()
     }

@@ -133,8 +133,11 @@ impl Stage for Futures {
         };
         // A stuck run fails; its lints say which task, spawned where.
         executor.block_on(main).map_err(|error| {
-            let lints = executor.lints().into_iter().map(|lint| format!("; {lint}"));
-            io::Error::other(format!("{error}{}", lints.collect::<String>()))
+            let lints = executor.lint_lines().into_iter();
+            io::Error::other(format!(
+                "{error}{}",
+                lints.map(|l| format!("; {l}")).collect::<String>()
+            ))
         })?;
         // ANCHOR_END: stage_run
 
@@ -284,13 +287,7 @@ fn run_stats(conns: usize, executor: &Executor, sizes: Sizes, epoch: Instant) ->
     let stats: Stats = executor.stats();
     let panics = executor.panics();
     let mut run = RunStats::new(conns);
-    run.loop_turns(executor.turns().since(epoch));
-    if let Some(trace) = executor.task_trace(epoch) {
-        run.task_trace(trace);
-    }
-    for lint in executor.lints() {
-        run.lint(lint.to_string());
-    }
+    executor.report_to(&mut run, epoch);
     run.figure("tasks_spawned", stats.spawned);
     run.figure("peak_tasks", stats.peak_tasks);
     run.figure("polls", stats.polls);

@@ -296,7 +296,12 @@ fn watch_loop(
             };
             let mut line = stall.to_string();
             if lock::blocked_on_lock(stage_thread) {
-                line = format!("{line}; {}", lock::LOCKED);
+                // The thread cannot run at all: its connections and their
+                // timeouts are beside the point, so the lock replaces them.
+                let head = line
+                    .split_once("; ")
+                    .map_or(line.as_str(), |(head, _)| head);
+                line = format!("{head}; {}", lock::LOCKED);
             }
             watch.progress.say(&line);
             if watch.end_on_stall {

@@ -55,7 +55,26 @@ pub fn stage(hook: impl ItemHook + 'static) -> Futures {
 /// report on stdout, the exit status the run earned.
 #[allow(dead_code)]
 pub fn run(hook: impl ItemHook + 'static, settings: &Settings) -> ExitCode {
-    testbed::harness::main(&stage(hook), settings)
+    // A bug that blocks the only thread for good (a lock held across an
+    // `.await`) must not hang the example: after a second with nothing
+    // recorded, the watchdog says what the thread is blocked in, and ends
+    // the run.
+    let mut settings = settings.clone();
+    if settings.stall_after == testbed::stage::STALL {
+        settings.stall_after = Duration::from_secs(1);
+    }
+    settings.stall_ends = true;
+    // When every item's task panics the same way, one message on the
+    // terminal says it; the report counts them all.
+    let print = std::panic::take_hook();
+    let first = std::sync::Once::new();
+    std::panic::set_hook(Box::new(move |info| {
+        first.call_once(|| {
+            print(info);
+            eprintln!("(any later panic is counted in the report, not printed)");
+        })
+    }));
+    testbed::harness::main(&stage(hook), &settings)
 }
 
 /// Small settings for the examples' tests: 40 items, 8 at once, 1 ms a
