@@ -227,12 +227,38 @@ pub(super) fn all_commands(root: &Path) -> Result<BTreeMap<String, String>> {
         .collect())
 }
 
+/// The command a reader types for a run: a stage's binary, or a crate's
+/// example (`examples/NAME` in a `.cmd`; cargo finds its crate).
+///
+/// ```text
+/// 04-select --conns 5          cargo run --release --bin 04-select -- --conns 5
+/// examples/wrong_blocking      cargo run --release --example wrong_blocking -- ...
+/// ```
 pub(super) fn reader_command(bin: &str, args: &[String]) -> String {
-    format!("cargo run --release --bin {bin} -- {}", args.join(" "))
+    match bin.strip_prefix("examples/") {
+        Some(example) => format!(
+            "cargo run --release --example {example} -- {}",
+            args.join(" ")
+        ),
+        None => format!("cargo run --release --bin {bin} -- {}", args.join(" ")),
+    }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
+    #[test]
+    fn an_example_is_run_as_an_example() {
+        let args = ["--fixed".to_owned()];
+        assert_eq!(
+            super::reader_command("examples/wrong_blocking", &args),
+            "cargo run --release --example wrong_blocking -- --fixed"
+        );
+        assert_eq!(
+            super::reader_command("04-select", &args),
+            "cargo run --release --bin 04-select -- --fixed"
+        );
+    }
+
     use super::*;
 
     pub(crate) fn figure() -> Figure {

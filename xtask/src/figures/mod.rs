@@ -87,12 +87,15 @@ use crate::cargo;
 /// Where the figures live, relative to the repository root.
 const DIR: &str = "book/src/figures";
 /// The figures that also get an interactive page, `NAME.html`: one run the
-/// chapter discusses, for chapters 3, 4, 5 and 8.
+/// chapter discusses, for chapters 3, 4, 5 and 8, and chapter 10's two
+/// pages of a loop gone wrong beside its fix.
 pub const PAGES: &[&str] = &[
     "ch03-bimodal",
     "ch04-compare",
     "ch05-outage",
     "ch08-executor",
+    "ch10-blocked",
+    "ch10-spinning",
 ];
 
 /// Whether the figure `name` gets a page ([`PAGES`]).

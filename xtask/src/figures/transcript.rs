@@ -1,7 +1,7 @@
 //! Transcripts: a console session the book shows, made by running it.
 //!
 //! `book/src/figures/NAME.console` holds the session, one command a line:
-//! `SHOWN | RUN`, where `SHOWN` is the command as the reader types it
+//! `SHOWN | RUN` (a pipe inside `SHOWN` is written `\|`), where `SHOWN` is the command as the reader types it
 //! (`cargo run --release -p select -- --conns 1100`) and `RUN` the shell
 //! command that xtask runs for it, with the stage binaries, their
 //! examples and the testbed's binaries first on `PATH` (`04-select
@@ -60,6 +60,10 @@ pub fn list(dir: &Path) -> Result<Vec<Transcript>> {
 /// assert_eq!(lines[0].0.as_deref(), Some("cargo run -p select -- --conns 1100"));
 /// assert_eq!(lines[0].1, "04-select --conns 1100");
 /// assert_eq!(lines[1], (None, "true".to_owned()));
+///
+/// // A pipe in the shown command is written `\|`.
+/// let piped = parse("07-executor \\| grep ok | 07-executor | grep ok\n")?;
+/// assert_eq!(piped[0], (Some("07-executor | grep ok".to_owned()), "07-executor | grep ok".to_owned()));
 /// # anyhow::Ok(())
 /// ```
 pub fn parse(text: &str) -> Result<Vec<(Option<String>, String)>> {
@@ -69,16 +73,15 @@ pub fn parse(text: &str) -> Result<Vec<(Option<String>, String)>> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let Some((shown, run)) = line
-            .split_once(" | ")
-            .or_else(|| line.strip_prefix("| ").map(|run| ("", run)))
+        let Some((shown, run)) =
+            split(line).or_else(|| line.strip_prefix("| ").map(|run| ("", run)))
         else {
             bail!(
                 "line {}: a transcript's line is `SHOWN | RUN` (or `| RUN` to run it unseen)",
                 i + 1
             );
         };
-        let shown = shown.trim();
+        let shown = shown.trim().replace("\\|", "|");
         lines.push((
             (!shown.is_empty()).then(|| shown.to_owned()),
             run.trim().to_owned(),
@@ -88,6 +91,16 @@ pub fn parse(text: &str) -> Result<Vec<(Option<String>, String)>> {
         bail!("a transcript shows at least one command");
     }
     Ok(lines)
+}
+
+/// A line split at its first ` | ` that is not written `\\| `: the shown
+/// command, and the command run.
+fn split(line: &str) -> Option<(&str, &str)> {
+    let at = line
+        .match_indices(" | ")
+        .map(|(at, _)| at)
+        .find(|&at| !line[..at].ends_with('\\'))?;
+    Some((&line[..at], &line[at + 3..]))
 }
 
 /// Runs a transcript's session with the binaries of `bins` first on
