@@ -3,7 +3,7 @@
 //!
 //! The stage's task per item is short and correct. To show what goes
 //! wrong when a task blocks the thread, loses its waker or holds a borrow
-//! across an `.await`, the examples of chapter 8's last section put that
+//! across an `.await`, the examples of chapter 10 ("When a loop goes wrong") put that
 //! one mistake into the real stage, at this one place, instead of copying
 //! the stage to change a line: the report, the timeline and the exit
 //! status are then the stage's own, and what differs is the hook alone.
