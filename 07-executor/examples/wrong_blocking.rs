@@ -124,6 +124,14 @@ mod tests {
         ) {
             Ended::Report(report) => {
                 assert_eq!(report.ok, 40, "every item is right: {report}");
+                assert_eq!(
+                    wrong::warns(&report, "took"),
+                    !fixed,
+                    "a long poll is named when the task blocks, and only then: {:?}",
+                    report.lints
+                );
+                assert!(fixed || report.lints.len() == 1, "{:?}", report.lints);
+                assert!(!fixed || report.lints.is_empty(), "{:?}", report.lints);
                 report.throughput
             }
             other => panic!("the run should end with a report: {other:?}"),

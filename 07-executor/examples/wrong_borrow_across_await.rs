@@ -199,6 +199,11 @@ mod tests {
                     "panics counted: {report}"
                 );
                 assert!(
+                    wrong::warns(&report, "held across an .await"),
+                    "the report names the borrow: {:?}",
+                    report.lints
+                );
+                assert!(
                     report.notes.iter().any(|n| n.contains("already")),
                     "the panic says the cell was already borrowed: {:?}",
                     report.notes
@@ -237,6 +242,7 @@ mod tests {
                         report.ok, 40,
                         "mutex {mutex}: every item is right: {report}"
                     );
+                    assert!(report.lints.is_empty(), "no warning: {:?}", report.lints);
                 }
                 other => panic!("mutex {mutex}: the run should end with a report: {other:?}"),
             }

@@ -172,7 +172,9 @@ mod tests {
             LIMIT,
         ) {
             Ended::Error(error) => assert!(
-                error.contains("stuck") && error.contains("kept no waker"),
+                error.contains("stuck")
+                    && error.contains("kept no waker")
+                    && error.contains("spawned at"),
                 "the stuck check names the lost waker: {error}"
             ),
             other => panic!("the run should end stuck: {other:?}"),
@@ -187,7 +189,10 @@ mod tests {
             small(),
             LIMIT,
         ) {
-            Ended::Report(report) => assert_eq!(report.ok, 40, "every item is right: {report}"),
+            Ended::Report(report) => {
+                assert_eq!(report.ok, 40, "every item is right: {report}");
+                assert!(report.lints.is_empty(), "no warning: {:?}", report.lints);
+            }
             other => panic!("the run should end with a report: {other:?}"),
         }
     }

@@ -150,6 +150,13 @@ mod tests {
         match run_within("wrong-run", make, small(), LIMIT) {
             Ended::Report(report) => {
                 assert_eq!(report.ok, 40, "every item is right: {report}");
+                assert_eq!(
+                    wrong::warns(&report, "in a row"),
+                    !fixed,
+                    "the self-wakes are named when the wait spins, and only then: {:?}",
+                    report.lints
+                );
+                assert!(!fixed || report.lints.is_empty(), "{:?}", report.lints);
                 figure(&report, "polls")
             }
             other => panic!("the run should end with a report: {other:?}"),

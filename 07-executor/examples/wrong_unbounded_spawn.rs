@@ -188,8 +188,13 @@ mod tests {
     use testbed::harness::execute;
     use testbed::report::Report;
 
+    /// 100 items, 8 at once: more tasks than the lint's limit for 8
+    /// connections (4 × 8 + 16), when they are all spawned at once.
     fn run(fixed: bool) -> Report {
-        let settings = wrong::small();
+        let settings = testbed::cli::Settings {
+            items: 100,
+            ..wrong::small()
+        };
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let report = execute(&OnePerItem { fixed }, &settings).map(|e| e.report);
@@ -203,7 +208,12 @@ mod tests {
     #[test]
     fn unbounded_every_item_is_a_task_and_a_connection_at_once() {
         let report = run(false);
-        assert_eq!(wrong::figure(&report, "peak_tasks"), 40, "{report}");
+        assert_eq!(wrong::figure(&report, "peak_tasks"), 100, "{report}");
+        assert!(
+            wrong::warns(&report, "peaked at 100 for --conns 8"),
+            "the report names the peak: {:?}",
+            report.lints
+        );
         assert!(
             report.server_peak_conns.unwrap_or(0) > 8,
             "more connections than --conns: {report}"
@@ -213,7 +223,8 @@ mod tests {
     #[test]
     fn bounded_at_most_conns_tasks_and_every_item_is_right() {
         let report = run(true);
-        assert_eq!(report.ok, 40, "{report}");
+        assert_eq!(report.ok, 100, "{report}");
+        assert!(report.lints.is_empty(), "no warning: {:?}", report.lints);
         // (The server's peak of connections may pass 8 by a few: it counts
         // a closed one until it reads its end.)
         assert!(wrong::figure(&report, "peak_tasks") <= 8, "{report}");

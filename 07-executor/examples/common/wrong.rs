@@ -77,6 +77,12 @@ pub fn run(hook: impl ItemHook + 'static, settings: &Settings) -> ExitCode {
     testbed::harness::main(&stage(hook), &settings)
 }
 
+/// Does the report warn of `what` (a piece of one of its lints)?
+#[allow(dead_code)]
+pub fn warns(report: &Report, what: &str) -> bool {
+    report.lints.iter().any(|lint| lint.contains(what))
+}
+
 /// Small settings for the examples' tests: 40 items, 8 at once, 1 ms a
 /// line.
 #[allow(dead_code)]
