@@ -62,10 +62,10 @@ use crate::join::{JoinError, JoinHandle, TaskPanic};
 use crate::lints::Lints;
 use crate::notify;
 use crate::order::Order;
+use crate::permits::Registry;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
-use crate::record::{self, Doing};
-use crate::semaphore::Registry;
+use crate::record::Doing;
 use crate::stats::Stats;
 use crate::stuck::{self, Stuck};
 use crate::task_map::TaskMap;
@@ -409,7 +409,7 @@ impl Shared {
     /// Queues the `block_on` future for its first poll (a wake recorded
     /// as a spawn).
     fn start_root(&self, root_waker: &Waker) {
-        let _starting = record::doing(&self.wakeups, Doing::Spawn);
+        let _starting = self.wakeups.doing(Doing::Spawn);
         root_waker.wake_by_ref();
     }
 
@@ -443,7 +443,7 @@ impl Shared {
         self.wakeups.awake();
         waited?;
         {
-            let _io = record::doing(&self.wakeups, Doing::Io);
+            let _io = self.wakeups.doing(Doing::Io);
             for waker in woken.drain(..) {
                 waker.wake();
             }
@@ -451,7 +451,7 @@ impl Shared {
         if self.timers.borrow().is_empty() {
             return Ok(());
         }
-        let _timers = record::doing(&self.wakeups, Doing::Timer);
+        let _timers = self.wakeups.doing(Doing::Timer);
         let now = Instant::now();
         loop {
             // One at a time, so no borrow of the heap is held by a wake.

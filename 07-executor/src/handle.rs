@@ -27,10 +27,10 @@ use testbed::turns::TurnLog;
 use crate::join::{JoinError, JoinHandle, TaskPanic};
 use crate::lints::{Lints, SELF_WAKES, Spawned};
 use crate::order::Order;
+use crate::permits::Registry;
 use crate::poll_state::PollState;
 use crate::reactor::Reactor;
-use crate::record::{self, Doing};
-use crate::semaphore::Registry;
+use crate::record::Doing;
 use crate::stats::Stats;
 use crate::task::Task;
 use crate::task_map::TaskMap;
@@ -171,7 +171,7 @@ impl Handle {
             return JoinHandle::new(id, state, shared.poll_state.clone());
         }
         {
-            let _spawning = record::doing(&shared.wakeups, Doing::Spawn);
+            let _spawning = shared.wakeups.doing(Doing::Spawn);
             task.waker.wake_by_ref();
         }
         let live = {
@@ -272,7 +272,7 @@ impl Shared {
         ready: impl FnOnce(&R) -> bool,
     ) -> R {
         self.poll_state.start(id, waker);
-        let doing = record::doing(&self.wakeups, Doing::Polling(id));
+        let doing = self.wakeups.doing(Doing::Polling(id));
         let start = Instant::now();
         let result = poll();
         let end = Instant::now();

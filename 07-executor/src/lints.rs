@@ -55,7 +55,7 @@
 //! Not here: where the loop calls these (`executor.rs`, `handle.rs`,
 //! `cancel.rs`), the permits' holders (`semaphore.rs`).
 
-mod lines;
+pub(crate) mod lines;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -65,9 +65,7 @@ use std::time::{Duration, Instant};
 
 use testbed::watchdog::lock::{ThreadUsage, thread_usage};
 
-use crate::executor::Executor;
-
-use crate::waker::TaskId;
+use crate::schedule::TaskId;
 
 /// The default [`Lint::LongPoll`] threshold (see the module docs).
 pub const LONG_POLL: Duration = Duration::from_millis(10);
@@ -248,83 +246,6 @@ impl fmt::Display for Lint {
                  and another poll borrowed it meanwhile (end the borrow before awaiting)"
             ),
         }
-    }
-}
-
-impl Executor {
-    /// What the loop saw go wrong so far (the module docs list the kinds).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use executor::{Executor, Lint};
-    ///
-    /// let executor = Executor::new()?;
-    /// executor.set_conns(1);
-    /// let handle = executor.handle();
-    /// let nap = |handle: executor::Handle| async move {
-    ///     handle.sleep(Duration::from_millis(1)).await;
-    /// };
-    /// let tasks: Vec<_> = (0..30).map(|_| handle.spawn(nap(handle.clone()))).collect();
-    /// executor.block_on(async {
-    ///     for task in tasks {
-    ///         task.await.unwrap();
-    ///     }
-    /// })?;
-    /// // 30 tasks at once for one connection: more than 4 × 1 + 16.
-    /// assert_eq!(executor.lints(), [Lint::ManyTasks { peak: 30, conns: 1 }]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn lints(&self) -> Vec<Lint> {
-        let shared = &self.handle.shared;
-        shared.lints.list(shared.stats.get().peak_tasks)
-    }
-
-    /// The lints as the report prints them: one line each, except that
-    /// one lint met by many tasks spawned at one place is one line that
-    /// counts them (`lints/lines.rs`).
-    ///
-    /// ```
-    /// use std::future::poll_fn;
-    /// use std::task::Poll;
-    /// use executor::Executor;
-    ///
-    /// let executor = Executor::new()?;
-    /// for _ in 0..30 {
-    ///     // Pending, and no waker kept: nothing will ever wake these.
-    ///     executor.spawn(poll_fn(|_| Poll::<()>::Pending));
-    /// }
-    /// let stuck = executor.block_on(poll_fn(|_| Poll::<()>::Pending));
-    /// assert!(stuck.is_err(), "nothing can wake the tasks: the run is stuck");
-    /// let lines = executor.lint_lines();
-    /// assert!(lines.iter().any(|l| l.starts_with("30 tasks spawned at ")), "{lines:?}");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn lint_lines(&self) -> Vec<String> {
-        lines::lines(&self.lints(), &self.handle.shared.lints.met())
-    }
-
-    /// A poll that holds the thread this long or longer is a
-    /// [`Lint::LongPoll`] ([`LONG_POLL`] unless set).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use executor::Executor;
-    ///
-    /// let executor = Executor::new()?;
-    /// executor.set_long_poll_threshold(Duration::from_secs(1));
-    /// executor.block_on(async { std::thread::sleep(Duration::from_millis(20)) })?;
-    /// assert_eq!(executor.lints(), [], "20 ms is under a second");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn set_long_poll_threshold(&self, threshold: Duration) {
-        self.handle.shared.lints.set_threshold(threshold);
-    }
-
-    /// The run's `--conns`: more tasks alive at once than
-    /// [`many_tasks_limit`] of it is a [`Lint::ManyTasks`] (see
-    /// [`Executor::lints`]). Without it, that lint is never given.
-    pub fn set_conns(&self, conns: usize) {
-        self.handle.shared.lints.set_conns(conns);
     }
 }
 

@@ -24,85 +24,16 @@
 //! used 0.71 s (user and system, median of six runs) with it and 0.70 s
 //! with the stage's `record_tasks` switched off, in one release build.
 //!
-//! Not here: the log itself (`testbed::tasks`), the wakers (`waker.rs`).
+//! Not here: the log itself (`testbed::tasks`), the wakers (`waker.rs`),
+//! the executor's methods that start and read the log (`observe.rs`).
 
 use std::cell::Cell;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use testbed::stage::RunStats;
-use testbed::tasks::{TaskLog, TaskTrace, WakeBy};
+use testbed::tasks::{TaskLog, WakeBy};
 
-use crate::executor::Executor;
-use crate::handle::Shared;
-use crate::waker::{TaskId, Wakeups};
-
-impl Executor {
-    /// Keeps a log of every wake, poll and turn from now on, for the run's
-    /// page; [`Executor::task_trace`] reads it.
-    ///
-    /// ```
-    /// use std::time::Instant;
-    /// use executor::Executor;
-    /// use testbed::tasks::WakeBy;
-    ///
-    /// let epoch = Instant::now();
-    /// let executor = Executor::new()?;
-    /// executor.record_tasks();
-    /// executor.block_on(executor.spawn(async { 7 }))?;
-    /// let trace = executor.task_trace(epoch).expect("recorded");
-    /// assert!(trace.wakes.iter().any(|w| w.task == 1 && w.by == WakeBy::Spawn));
-    /// assert!(trace.polls.iter().any(|p| p.task == 1 && p.ready && p.cause.is_some()));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn record_tasks(&self) {
-        self.handle.shared.wakeups.record();
-    }
-
-    /// The tasks recorded since [`Executor::record_tasks`], times counted
-    /// from `epoch`; `None` if they are not recorded.
-    pub fn task_trace(&self, epoch: Instant) -> Option<TaskTrace> {
-        let recorder = self.handle.shared.wakeups.recorder()?;
-        Some(recorder.log().since(epoch))
-    }
-
-    /// Hands what the loop saw to a run's report: its turns, the tasks'
-    /// trace if recorded, and the lints ([`Executor::lint_lines`]). A stage
-    /// on this executor calls it once its `block_on` is over.
-    ///
-    /// ```
-    /// use std::time::Instant;
-    /// use executor::Executor;
-    /// use testbed::stage::RunStats;
-    ///
-    /// let epoch = Instant::now();
-    /// let executor = Executor::new()?;
-    /// executor.block_on(async {})?;
-    /// let mut run = RunStats::new(1);
-    /// executor.report_to(&mut run, epoch);
-    /// assert!(run.turns().is_some() && run.lints().is_empty());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn report_to(&self, run: &mut RunStats, epoch: Instant) {
-        run.loop_turns(self.turns().since(epoch));
-        if let Some(trace) = self.task_trace(epoch) {
-            run.task_trace(trace);
-        }
-        for line in self.lint_lines() {
-            run.lint(line);
-        }
-    }
-}
-
-impl Shared {
-    /// A turn starts with `ready` tasks queued: recorded, if tasks are.
-    pub(crate) fn count_turn(&self, ready: usize) {
-        if let Some(recorder) = self.wakeups.recorder() {
-            let alive = self.tasks.borrow().len();
-            recorder.log().counters(Instant::now(), alive, ready);
-        }
-    }
-}
+use crate::schedule::TaskId;
 
 /// What the loop is doing on its thread, as far as a wake's cause goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,21 +98,17 @@ pub(crate) struct DoingGuard {
     before: (usize, Option<Doing>),
 }
 
+impl DoingGuard {
+    /// The loop of the executor tagged `key` is doing `what` on this
+    /// thread until the guard is dropped.
+    pub(crate) fn new(key: usize, what: Doing) -> DoingGuard {
+        let before = DOING.replace((key, Some(what)));
+        DoingGuard { before }
+    }
+}
+
 impl Drop for DoingGuard {
     fn drop(&mut self) {
         DOING.set(self.before);
     }
-}
-
-/// The loop of `wakeups`' executor is doing `what` on this thread until the
-/// guard is dropped; nothing (`None`) when it records no tasks.
-pub(crate) fn doing(wakeups: &Arc<Wakeups>, what: Doing) -> Option<DoingGuard> {
-    wakeups.recorder()?;
-    let before = DOING.replace((key(wakeups), Some(what)));
-    Some(DoingGuard { before })
-}
-
-/// The tag of an executor in [`DOING`]: its `Wakeups`' address.
-pub(crate) fn key(wakeups: &Arc<Wakeups>) -> usize {
-    Arc::as_ptr(wakeups) as usize
 }

@@ -19,20 +19,8 @@
 //! classic async bug: a permit lost for good each time a waiter is
 //! cancelled at the wrong moment, until the semaphore has none.
 //!
-//! # Who holds the permits
-//!
-//! Each permit remembers the task being polled when its `acquire`
-//! completed, and each waiter the task that queued it, so that a stuck run
-//! can say when a task waits for a permit it holds itself (a
-//! *futurelock*: `lints.rs`). A permit can move to another task: the
-//! stage's `block_on` future takes each permit and hands it, in the same
-//! poll, to the task it spawns. So a permit taken in the poll that spawns
-//! a task is counted as that task's (`Registry::spawned`). A permit can
-//! still move in ways no executor sees (sent through a channel, say), so
-//! the check runs only on a stuck run, where it names a suspect, not on
-//! every wait. A waiter that was handed a permit and was never polled to
-//! take it holds it too: that is the futurelock of a `select` that keeps
-//! an `acquire` it no longer polls.
+//! Each permit remembers who took it, for the futurelock check: see
+//! `permits.rs`.
 //!
 //! Not here: what the stage does with it (`stage.rs`).
 
@@ -40,12 +28,12 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use crate::handle::Handle;
+use crate::permits::{Holder, State, Waiter};
 use crate::poll_state::{HeldWaker, WaitKind};
-use crate::waker::TaskId;
 
 /// Permits for tasks, handed out in the order they were asked for.
 ///
@@ -86,35 +74,6 @@ use crate::waker::TaskId;
 pub struct Semaphore {
     state: Rc<RefCell<State>>,
     handle: Handle,
-}
-
-struct State {
-    /// Free permits. Never above zero while anyone waits.
-    permits: usize,
-    /// The waiting `Acquire`s, oldest first.
-    queue: VecDeque<Waiter>,
-    next_waiter: u64,
-    /// Who has each permit out (see the module docs).
-    holders: Vec<Holder>,
-    /// The number the next permit taken gets.
-    next_permit: u64,
-}
-
-/// A permit out, and the task counted as having it.
-struct Holder {
-    permit: u64,
-    task: TaskId,
-    /// The poll it was taken in (the executor's count of polls then).
-    poll: u64,
-}
-
-struct Waiter {
-    id: u64,
-    /// A permit has been handed to it; it takes it when polled.
-    granted: bool,
-    waker: Option<HeldWaker>,
-    /// The task that queued it.
-    task: Option<TaskId>,
 }
 
 /// A future of a [`Permit`]. Dropping it leaves the line. It gives one
@@ -298,89 +257,6 @@ impl Drop for Permit {
             }
         }
         self.semaphore.release();
-    }
-}
-
-/// The semaphores of one executor, for the futurelock check.
-#[derive(Default)]
-pub(crate) struct Registry(RefCell<Vec<Weak<RefCell<State>>>>);
-
-/// One semaphore's line: the tasks waiting for a permit, and the tasks
-/// that took the permits out.
-struct Line {
-    waiters: Vec<TaskId>,
-    holders: Vec<TaskId>,
-}
-
-impl Registry {
-    /// Task `parent`, in its poll number `poll`, spawned `child`: the
-    /// permits it took in that same poll go with the child, as in
-    /// `let permit = limit.acquire().await; spawn(async move { ..; drop(permit) })`.
-    pub(crate) fn spawned(&self, parent: TaskId, child: TaskId, poll: u64) {
-        for state in self.0.borrow().iter().filter_map(Weak::upgrade) {
-            let mut state = state.borrow_mut();
-            for holder in &mut state.holders {
-                if holder.task == parent && holder.poll == poll {
-                    holder.task = child;
-                }
-            }
-        }
-    }
-
-    fn add(&self, state: &Rc<RefCell<State>>) {
-        let mut all = self.0.borrow_mut();
-        all.retain(|weak| weak.strong_count() > 0);
-        all.push(Rc::downgrade(state));
-    }
-
-    /// Pairs of tasks (waiter, holder) where the waiter waits for a
-    /// permit that the holder took, and the holder is the waiter itself or
-    /// waits in turn for a permit the waiter took: on a stuck run, the
-    /// futurelocks (`lints.rs`).
-    pub(crate) fn futurelocks(&self) -> Vec<(TaskId, TaskId)> {
-        let lines = self.lines();
-        let waits_for = |waiter: TaskId, holder: TaskId| {
-            lines
-                .iter()
-                .any(|line| line.waiters.contains(&waiter) && line.holders.contains(&holder))
-        };
-        let mut locks = Vec::new();
-        for line in &lines {
-            for &waiter in &line.waiters {
-                for &holder in &line.holders {
-                    if (holder == waiter || waits_for(holder, waiter))
-                        && !locks.contains(&(waiter, holder))
-                    {
-                        locks.push((waiter, holder));
-                    }
-                }
-            }
-        }
-        locks
-    }
-
-    /// Each live semaphore with tasks waiting, as a [`Line`].
-    fn lines(&self) -> Vec<Line> {
-        self.0
-            .borrow()
-            .iter()
-            .filter_map(Weak::upgrade)
-            .filter_map(|state| {
-                let state = state.borrow();
-                let waiters: Vec<TaskId> = state
-                    .queue
-                    .iter()
-                    .filter(|w| !w.granted)
-                    .filter_map(|w| w.task)
-                    .collect();
-                // A waiter handed a permit has it, taken or not.
-                let handed = state.queue.iter().filter(|w| w.granted);
-                let holders = (state.holders.iter().map(|h| h.task))
-                    .chain(handed.filter_map(|w| w.task))
-                    .collect();
-                (!waiters.is_empty()).then_some(Line { waiters, holders })
-            })
-            .collect()
     }
 }
 

@@ -39,7 +39,7 @@ use std::sync::{Arc, OnceLock};
 use std::task::Wake;
 
 use crate::notify::Notifier;
-use crate::record::{self, NO_WAKE, Recorder};
+use crate::record::{Doing, DoingGuard, NO_WAKE, Recorder};
 pub use crate::schedule::TaskId;
 use crate::schedule::{ReadyQueue, Scheduled};
 
@@ -65,7 +65,7 @@ impl Wake for TaskWaker {
     fn wake_by_ref(self: &Arc<Self>) {
         self.wakeups.wakes.fetch_add(1, Ordering::Relaxed);
         let cause = match self.wakeups.recorder() {
-            Some(recorder) => recorder.woke(record::key(&self.wakeups), self.id),
+            Some(recorder) => recorder.woke(self.wakeups.key(), self.id),
             None => NO_WAKE,
         };
         // Already queued and not yet polled: one poll will see both wakes.
@@ -146,6 +146,19 @@ impl Wakeups {
     /// Starts keeping the tasks' log (once; later calls keep the first).
     pub(crate) fn record(&self) -> &Recorder {
         self.recorder.get_or_init(Recorder::new)
+    }
+
+    /// The loop of this executor is doing `what` on this thread until the
+    /// guard is dropped; nothing (`None`) when it records no tasks.
+    pub(crate) fn doing(self: &Arc<Self>, what: Doing) -> Option<DoingGuard> {
+        self.recorder()?;
+        Some(DoingGuard::new(self.key(), what))
+    }
+
+    /// This executor's tag in what the loop is doing (`record.rs`): its
+    /// `Wakeups`' address.
+    pub(crate) fn key(self: &Arc<Self>) -> usize {
+        Arc::as_ptr(self) as usize
     }
 
     /// Queues task `id`; if the loop is asleep, wakes it up.

@@ -30,8 +30,6 @@
 
 pub mod lock;
 mod sockets;
-#[cfg(test)]
-mod stall_ends;
 
 use std::fmt;
 use std::io::{self, PipeReader, PipeWriter};

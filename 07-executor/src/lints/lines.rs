@@ -44,7 +44,7 @@ pub(crate) fn key(kind: u8, task: &Spawned) -> Key {
 
 /// The report's lines for `lints`, in the order they came; `met` counts
 /// the tasks met by each [`Key`], kept among `lints` or not.
-pub(super) fn lines(lints: &[Lint], met: &HashMap<Key, usize>) -> Vec<String> {
+pub(crate) fn lines(lints: &[Lint], met: &HashMap<Key, usize>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut done = vec![false; lints.len()];
     for (i, lint) in lints.iter().enumerate() {

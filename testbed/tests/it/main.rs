@@ -18,5 +18,6 @@ mod replay;
 mod server;
 mod shutdown;
 mod slow_server;
+mod stall_ends;
 mod task_page;
 mod util;

@@ -6,8 +6,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::cli::Settings;
-use crate::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::cli::Settings;
+use testbed::stage::{RunStats, Scenario, Stage, StageError};
+use testbed::watchdog::lock::LOCKED;
 
 /// Set in the child's environment: run the blocked stage.
 const CHILD: &str = "TESTBED_WATCHDOG_LOCKED_CHILD";
@@ -50,13 +51,13 @@ fn a_stage_blocked_on_a_lock_is_named_and_the_stall_ends_the_run() {
             json: true,
             ..Settings::default()
         };
-        let _ = crate::harness::main(&Locked, &settings);
+        let _ = testbed::harness::main(&Locked, &settings);
         unreachable!("the watchdog ends the process at the stall");
     }
     let mut child = Command::new(std::env::current_exe().expect("this test binary"))
         .args([
             "--exact",
-            "watchdog::stall_ends::a_stage_blocked_on_a_lock_is_named_and_the_stall_ends_the_run",
+            "stall_ends::a_stage_blocked_on_a_lock_is_named_and_the_stall_ends_the_run",
             "--nocapture",
         ])
         .env(CHILD, "1")
@@ -83,6 +84,6 @@ fn a_stage_blocked_on_a_lock_is_named_and_the_stall_ends_the_run() {
         stderr.contains("locked: nothing recorded for"),
         "the stall is printed: {stderr}"
     );
-    assert!(stderr.contains(super::lock::LOCKED), "{stderr}");
+    assert!(stderr.contains(LOCKED), "{stderr}");
     assert!(stderr.contains("--stall-ends"), "{stderr}");
 }
