@@ -135,8 +135,7 @@ fn the_page_counts_the_polls_and_wakes_the_report_counts_and_an_arrow_to_each_po
     // Every task's first poll is caused by its spawn, and every later one
     // by the wake that made it ready: one arrow per poll.
     assert_eq!(number(&section, "data-arrows"), polls, "an arrow per poll");
-    // A normal run neither blocks nor spins.
-    assert_eq!(number(&section, "data-long-polls"), 0);
+    // No task of the stage wakes itself: each waits for its socket.
     assert_eq!(number(&section, "data-self-wakes"), 0);
 }
 
@@ -160,10 +159,31 @@ fn a_blocking_hook_is_a_long_poll_on_the_page_and_in_the_lints() {
     );
 }
 
+/// How many runs the pooled test may take to show a page without a long
+/// poll (see there).
+const TRIES: usize = 3;
+
 #[test]
 fn the_same_work_on_the_blocking_pool_leaves_every_poll_short() {
     let dir = tempfile::tempdir().unwrap();
-    let Run { report, page, long } = run(dir.path(), 30, 5, Some(Block { pooled: true }));
+    // The page calls a poll long by the clock, but the machine may take
+    // the loop's thread away in the middle of a short poll. The executor
+    // tells the two apart by the thread's own CPU time and waits, and
+    // names no lint for a poll that did not hold the thread: only then is
+    // the run made again. With the work on the loop's thread every poll
+    // of the hook holds it, the lint is there, and the first run fails.
+    let mut tries = 1;
+    let Run { report, page, long } = loop {
+        let run = run(dir.path(), 30, 5, Some(Block { pooled: true }));
+        if run.long.is_empty() || !run.report.lints.is_empty() || tries == TRIES {
+            break run;
+        }
+        eprintln!(
+            "try {tries}: preempted, not held (task, start µs, µs): {:?}",
+            run.long
+        );
+        tries += 1;
+    };
     if let Some(section) = task_section(&page) {
         let longest = number(&section, "data-longest-poll-us");
         assert_eq!(
