@@ -11,6 +11,7 @@ mod conformance;
 mod conn;
 mod hostile;
 mod lints;
+mod page;
 mod semaphore;
 mod stats;
 mod stuck;
