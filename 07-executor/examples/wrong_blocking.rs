@@ -32,7 +32,7 @@ mod on_tokio;
 #[path = "common/wrong.rs"]
 mod wrong;
 
-use wrong::{Common, Runtime};
+use wrong::Common;
 
 /// How long each item's synchronous call takes.
 const CHECKSUM: Duration = Duration::from_millis(10);
@@ -94,18 +94,10 @@ struct Args {
 
 fn main() -> ExitCode {
     let Args { common } = parse_or_exit();
-    let fixed = common.fixed;
-    match common.runtime {
-        Runtime::Executor => wrong::run(Checksum { fixed }, &common.settings),
-        Runtime::Tokio => on_tokio::run(
-            &common.settings,
-            true,
-            match fixed {
-                false => || on_tokio(false),
-                true => || on_tokio(true),
-            },
-        ),
-    }
+    let hook = Checksum {
+        fixed: common.fixed,
+    };
+    wrong::example(&common, hook, on_tokio)
 }
 
 #[cfg(test)]

@@ -159,16 +159,7 @@ fn main() -> ExitCode {
     };
     match common.runtime {
         Runtime::Executor => wrong::run(hook, &common.settings),
-        Runtime::Tokio => on_tokio::run(
-            &common.settings,
-            true,
-            match (fixed, mutex) {
-                (false, false) => || on_tokio(false, false),
-                (false, true) => || on_tokio(false, true),
-                (true, false) => || on_tokio(true, false),
-                (true, true) => || on_tokio(true, true),
-            },
-        ),
+        Runtime::Tokio => on_tokio::run(&common.settings, true, move || on_tokio(fixed, mutex)),
     }
 }
 

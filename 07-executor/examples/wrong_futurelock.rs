@@ -43,7 +43,7 @@ mod on_tokio;
 #[path = "common/wrong.rs"]
 mod wrong;
 
-use wrong::{Common, Runtime};
+use wrong::Common;
 
 /// How long an update of the cache takes, under the lock.
 const UPDATE: Duration = Duration::from_millis(2);
@@ -128,22 +128,11 @@ struct Args {
 
 fn main() -> ExitCode {
     let Args { common } = parse_or_exit();
-    let fixed = common.fixed;
     let hook = UpdateCache {
-        fixed,
+        fixed: common.fixed,
         lock: OnceCell::new(),
     };
-    match common.runtime {
-        Runtime::Executor => wrong::run(hook, &common.settings),
-        Runtime::Tokio => on_tokio::run(
-            &common.settings,
-            true,
-            match fixed {
-                false => || on_tokio(false),
-                true => || on_tokio(true),
-            },
-        ),
-    }
+    wrong::example(&common, hook, on_tokio)
 }
 
 #[cfg(test)]

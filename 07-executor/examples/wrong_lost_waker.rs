@@ -40,7 +40,7 @@ mod on_tokio;
 #[path = "common/wrong.rs"]
 mod wrong;
 
-use wrong::{Common, Runtime};
+use wrong::Common;
 
 /// How long the checksum's own task takes to answer.
 const ANSWER_AFTER: Duration = Duration::from_millis(1);
@@ -142,18 +142,10 @@ struct Args {
 
 fn main() -> ExitCode {
     let Args { common } = parse_or_exit();
-    let fixed = common.fixed;
-    match common.runtime {
-        Runtime::Executor => wrong::run(AskChecksum { fixed }, &common.settings),
-        Runtime::Tokio => on_tokio::run(
-            &common.settings,
-            true,
-            match fixed {
-                false => || on_tokio(false),
-                true => || on_tokio(true),
-            },
-        ),
-    }
+    let hook = AskChecksum {
+        fixed: common.fixed,
+    };
+    wrong::example(&common, hook, on_tokio)
 }
 
 #[cfg(test)]

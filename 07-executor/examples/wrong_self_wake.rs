@@ -37,7 +37,7 @@ mod on_tokio;
 #[path = "common/wrong.rs"]
 mod wrong;
 
-use wrong::{Common, Runtime};
+use wrong::Common;
 
 /// The limiter's pace: one request every 2 ms (500 a second, half of
 /// what 20 connections at 10 ms a line could do).
@@ -118,19 +118,11 @@ struct Args {
 
 fn main() -> ExitCode {
     let Args { common } = parse_or_exit();
-    let fixed = common.fixed;
-    let limiter = RateLimiter::default();
-    match common.runtime {
-        Runtime::Executor => wrong::run(Paced { fixed, limiter }, &common.settings),
-        Runtime::Tokio => on_tokio::run(
-            &common.settings,
-            true,
-            match fixed {
-                false => || on_tokio(false),
-                true => || on_tokio(true),
-            },
-        ),
-    }
+    let hook = Paced {
+        fixed: common.fixed,
+        limiter: RateLimiter::default(),
+    };
+    wrong::example(&common, hook, on_tokio)
 }
 
 #[cfg(test)]

@@ -51,7 +51,11 @@ pub struct Measured {
 /// `make()`'s per-item future before its simulated request; `bounded`
 /// keeps at most `--conns` at once. Prints the numbers; exit status 1 when
 /// an item panicked or the run did not finish.
-pub fn run(settings: &Settings, bounded: bool, make: fn() -> PerItem) -> ExitCode {
+pub fn run(
+    settings: &Settings,
+    bounded: bool,
+    make: impl FnOnce() -> PerItem + Send + 'static,
+) -> ExitCode {
     let (tx, rx) = mpsc::channel();
     let settings = settings.clone();
     let items = settings.items;

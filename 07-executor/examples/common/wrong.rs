@@ -83,6 +83,22 @@ pub fn warns(report: &Report, what: &str) -> bool {
     report.lints.iter().any(|lint| lint.contains(what))
 }
 
+/// Runs an example as its flags say: `hook` in the stage on this crate's
+/// executor, or the same mistake (`on_tokio(fixed)`) on tokio's
+/// current-thread runtime.
+#[allow(dead_code)]
+pub fn example(
+    common: &Common,
+    hook: impl ItemHook + 'static,
+    on_tokio: fn(bool) -> super::on_tokio::PerItem,
+) -> ExitCode {
+    let fixed = common.fixed;
+    match common.runtime {
+        Runtime::Executor => run(hook, &common.settings),
+        Runtime::Tokio => super::on_tokio::run(&common.settings, true, move || on_tokio(fixed)),
+    }
+}
+
 /// Small settings for the examples' tests: 40 items, 8 at once, 1 ms a
 /// line.
 #[allow(dead_code)]
