@@ -288,8 +288,8 @@ function describePoll(t, i, who) {
   var c = t.cause[i], spin = t.flags[i] & 16, lines = spin ? [
     '<b>task ' + t.task[i] + '</b>, a spin: ' + t.polls[i].toLocaleString('en-US') +
       ' polls, each woken by the one before' + who,
-    ms(t.start[i]) + ' → ' + ms(t.start[i] + t.busy[i]) + ': they held the thread ' + ms(t.spinBusy[i]) +
-      ' of its ' + ms(t.busy[i]) + ', and the loop never slept'
+    ms(t.start[i]) + ' → ' + ms(t.start[i] + t.busy[i]) + ': its polls held the thread ' + ms(t.spinBusy[i]) +
+      ' in all, and the loop never slept'
   ] : [
     '<b>task ' + t.task[i] + '</b>, a poll' + who,
     ms(t.start[i]) + ' → ' + ms(t.start[i] + t.busy[i]) + ': held the thread ' + ms(t.busy[i]) +
