@@ -12,15 +12,21 @@
 //! # A spin is one bar
 //!
 //! A task that wakes itself before every `Pending` is polled again at
-//! once, millions of times a second: a 20 ms run of `wrong_self_wake`
-//! keeps about 90,000 such polls, each a sliver too thin to see, and each
-//! with an arrow from its wake. So a run of two or more consecutive polls
-//! of one task, each caused by a self-wake ([`WakeBy::Itself`]) of the
-//! poll before it, is sent as one bar ([`SPIN`]): from the start of its
-//! first poll to the end of its last, with how many polls it holds and
-//! how long they held the thread. Only its first wake (the one into it)
-//! is sent and gets an arrow; the self-wakes inside it are counted, not
-//! sent. A long poll is never part of a spin: it keeps its own bar.
+//! once, millions of times a second: `cargo run --release -p executor
+//! --example wrong_self_wake -- --items 40 --conns 10 --latency 2ms
+//! --timeline x.html` made about 300,000 polls in 91 ms, the log kept
+//! 200,000, and a bar for each, too thin to see, with an arrow from its
+//! wake made a page of 4.6 MB. Merged as below, the same run's page draws
+//! about 150 bars (35 of them spins) and weighs 89 KB.
+//!
+//! So a run of two or more consecutive polls of one task, each caused by
+//! a self-wake ([`WakeBy::Itself`]) of the poll before it, is sent as one
+//! bar ([`SPIN`]): from the start of its first poll to the end of its
+//! last, with how many polls it holds and how long they held the thread.
+//! Only its first wake (the one into it) is sent and gets an arrow; the
+//! self-wakes inside it are counted, not sent. One self-woken poll alone
+//! is a yield, not a spin; and a long poll is never part of a spin: it
+//! keeps its own bar.
 
 use std::collections::HashMap;
 
