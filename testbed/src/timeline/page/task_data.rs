@@ -402,4 +402,39 @@ mod tests {
         assert_eq!(tasks.row.len(), tasks.polls);
         assert_eq!(tasks.wake_at.len(), tasks.wakes);
     }
+
+    #[test]
+    fn two_tasks_spinning_by_turns_make_a_spin_each() {
+        use crate::tasks::{TaskPoll, TaskWake};
+        // Tasks 1 and 2 polled in turn, each poll waking its own task: the
+        // loop's queue when several tasks spin at once. Their first polls
+        // are the spawns'.
+        let mut trace = TaskTrace::default();
+        for n in 0..10u64 {
+            for task in [1, 2] {
+                let at = n * 4 + task * 2;
+                let by = if n == 0 {
+                    WakeBy::Spawn
+                } else {
+                    WakeBy::Itself
+                };
+                let woke = |t| TaskWake { at_us: t, task, by };
+                trace.wakes.push(woke(at.saturating_sub(3)));
+                let cause = Some(trace.wakes.len() as u32 - 1);
+                let (start_us, busy_us, ready) = (at, 1, n == 9);
+                trace.polls.push(TaskPoll {
+                    task,
+                    start_us,
+                    busy_us,
+                    cause,
+                    ready,
+                });
+            }
+        }
+        let tasks = Tasks::of(&trace);
+        assert_eq!((tasks.spins, tasks.spin_polls.clone()), (2, vec![9, 9]));
+        assert_eq!(tasks.row.len(), 4, "a spawn's poll and a spin each");
+        assert_eq!(tasks.arrows, 4);
+        assert_eq!(tasks.wake_by, [0, 0, 4, 4]);
+    }
 }
