@@ -3,7 +3,9 @@
 //! says what it drew, and a run without a trace has no such section.
 //!
 //! The traces are made up (`testbed::sample::task_trace`): a known count
-//! of polls and wakes, a 200 ms blocking poll or none, a self-wake streak.
+//! of polls and wakes, a 200 ms blocking poll or none, a self-wake streak;
+//! and one task's spin of thousands of polls (`sample::spin_trace`), which
+//! the page draws as one bar.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
