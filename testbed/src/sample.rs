@@ -100,6 +100,42 @@ pub fn task_trace(tasks: u64, rounds: u32, blocking: bool) -> TaskTrace {
     sim.trace
 }
 
+/// A made-up trace of one task that spins: spawned and polled once, then
+/// for each streak of `streaks` a ready socket wakes it and it is polled,
+/// and then it wakes itself before each `Pending` that many times, each
+/// self-wake followed by its poll (1 µs each, a poll every 2 µs). The
+/// last poll ends the task. So `&[n]` makes one spin of `n` polls and
+/// `&[n, m]` two, a socket's wake between them.
+///
+/// ```
+/// use testbed::sample::spin_trace;
+/// use testbed::tasks::WakeBy;
+///
+/// let trace = spin_trace(&[5, 7]);
+/// assert_eq!(trace.polls.len(), 1 + (1 + 5) + (1 + 7));
+/// let itself = trace.wakes.iter().filter(|w| w.by == WakeBy::Itself);
+/// assert_eq!(itself.count(), 12);
+/// ```
+pub fn spin_trace(streaks: &[u32]) -> TaskTrace {
+    let mut sim = Sim::default();
+    let mut cause = sim.wake(1, WakeBy::Spawn);
+    sim.alive = 1;
+    sim.poll_spinning(cause, false);
+    for (n, &streak) in streaks.iter().enumerate() {
+        sim.t += 500;
+        cause = sim.wake(1, WakeBy::Io);
+        for i in 0..=streak {
+            let last = n + 1 == streaks.len() && i == streak;
+            sim.poll_spinning(cause, last);
+            if i < streak {
+                cause = sim.wake(1, WakeBy::Itself);
+            }
+            sim.t += 2;
+        }
+    }
+    sim.trace
+}
+
 /// The executor of [`task_trace`]: one thread, one poll after another.
 #[derive(Default)]
 struct Sim {
@@ -152,6 +188,14 @@ impl Sim {
         }
         self.last = Some(task);
         self.t += busy_us + 10;
+    }
+
+    /// One poll of 1 µs of task 1, the spinning task of [`spin_trace`]:
+    /// now is left at its start, when it may wake itself.
+    fn poll_spinning(&mut self, cause: u32, ready: bool) {
+        let start = self.t;
+        self.poll(1, Some(cause), 1, ready);
+        self.t = start;
     }
 
     /// Task 1 spins on itself, then (with `blocking`) blocks the thread.

@@ -69,7 +69,8 @@ pub(super) fn task_legend() -> String {
         (
             "self",
             SELF_WAKE_COLOUR,
-            "a self-wake, and the poll it caused: the task woke itself, so the loop never slept"
+            "a self-wake, and the poll it caused: the task woke itself, so the loop never slept \
+             (a spin, many such polls in a row, is one bar)"
                 .to_owned(),
         ),
         (

@@ -6,10 +6,19 @@
 // The lanes say which connection waited; these say which task held the
 // thread. A poll of 200 ms is a gap in every lane above it and one long
 // red bar here; a task that wakes itself before every `Pending` is a
-// purple streak of polls that never lets the loop sleep. Only the rows of
+// purple streak of polls that never lets the loop sleep: such a spin, of
+// thousands of polls each woken by the one before, comes as one bar
+// (flag 16) that counts them, with one arrow into it. Only the rows of
 // the busiest tasks come in the data (see `page/task_data.rs`), and the
 // arrows are drawn for the polls in view, when there are few enough to
 // tell apart.
+//
+// `#tasks` states the whole trace: data-polls, data-wakes,
+// data-self-wakes, data-long-polls, data-longest-poll-us count every poll
+// and wake kept, inside a spin or not; data-spins is how many spins were
+// merged into a bar each, and data-arrows how many arrows the data holds
+// (a bar's cause, one per spin). The canvas says what its last frame drew:
+// data-bars-drawn, data-arrows-drawn, data-paint-ms.
 
 var TASK_ROWS_H = 480;   // the rows at most, px
 var MAX_ARROWS = 1500;   // arrows drawn at most; past that, zoom in
@@ -24,13 +33,15 @@ function decodeTasks(d) {
     cause: new Int32Array(n).fill(-1), wakeAt: new Float64Array(w), wakeBy: Uint8Array.from(d.wake_by),
     wakeRow: Int32Array.from(d.wake_row), countAt: new Float64Array(c),
     alive: Uint32Array.from(d.alive), ready: Uint32Array.from(d.ready),
+    polls: new Uint32Array(n).fill(1), spinBusy: new Float64Array(n),
     maxBusy: 0, peakAlive: 1, peakReady: 1, end: 0, arrows: 0
   };
-  var at = 0, k = 0, cause = 0;
+  var at = 0, k = 0, cause = 0, s = 0;
   for (var i = 0; i < n; i++) {
     at += d.at[i];
     t.start[i] = at;
     if (t.flags[i] & 8) { cause += d.cause[k++]; t.cause[i] = cause; t.arrows++; }
+    if (t.flags[i] & 16) { t.polls[i] = d.spin_polls[s]; t.spinBusy[i] = d.spin_busy[s++]; }
     if (t.busy[i] > t.maxBusy) { t.maxBusy = t.busy[i]; }
     if (at + t.busy[i] > t.end) { t.end = at + t.busy[i]; }
   }
@@ -74,9 +85,10 @@ function setupTasks(runs, stacked) {
     t.rowsTop = t.outside + trackH;
     y = t.rowsTop + t.rows * rowH + (t.d.hidden_rows ? 16 : 4);
   });
-  section.setAttribute('data-polls', String(sum(function (t) { return t.n + t.d.hidden_polls; })));
-  section.setAttribute('data-wakes', String(sum(function (t) { return t.wakeAt.length; })));
+  section.setAttribute('data-polls', String(sum(function (t) { return t.d.polls; })));
+  section.setAttribute('data-wakes', String(sum(function (t) { return t.d.wakes; })));
   section.setAttribute('data-arrows', String(sum(function (t) { return t.arrows; })));
+  section.setAttribute('data-spins', String(sum(function (t) { return t.d.spins; })));
   section.setAttribute('data-long-polls', String(sum(function (t) { return t.d.long_polls; })));
   section.setAttribute('data-self-wakes', String(sum(function (t) { return t.d.self_wakes; })));
   section.setAttribute('data-longest-poll-us', String(withTasks.reduce(function (a, m) {
@@ -86,6 +98,7 @@ function setupTasks(runs, stacked) {
     return (stacked ? esc(m.label) + ': ' : '') + plural(d.polls, 'poll') + ' of ' + plural(d.tasks, 'task') +
       ', ' + plural(d.wakes, 'wake') + '; longest poll ' + ms(d.longest_poll_us) + ', ' +
       d.long_polls + ' of ' + ms(d.long_us) + ' or more; ' + plural(d.self_wakes, 'self-wake') +
+      (d.spins ? ' (' + plural(d.spins, 'spin') + ', each drawn as one bar)' : '') +
       (d.hidden_rows ? '; the ' + plural(d.rows.length, 'busiest row') + ' drawn, ' + plural(d.hidden_tasks, 'task') +
         ' on ' + d.hidden_rows + ' more rows not drawn (' + plural(d.hidden_polls, 'poll') + ')' : '') +
       (d.dropped ? '; ' + d.dropped + ' more records not kept' : '');
@@ -94,7 +107,7 @@ function setupTasks(runs, stacked) {
   canvas.setAttribute('aria-label', 'polls of the tasks over time: ' +
     document.getElementById('tasks-summary').textContent);
   return { runs: withTasks, rowH: rowH, trackH: trackH, height: y, canvas: canvas, axis: document.getElementById('task-axis'),
-    stacked: stacked, drawnArrows: 0 };
+    stacked: stacked, drawnArrows: 0, drawnBars: 0 };
 }
 
 // The y of the middle of row `r` (-1: the outside track) of tasks `t`.
@@ -118,6 +131,7 @@ function paintTasks(P, L, view, pal, colours) {
   var k = L.plotW / (view.t1 - view.t0), right = LABEL_W + L.plotW;
   var x = function (t) { return LABEL_W + (t - view.t0) * k; };
   var arrows = [];
+  P.drawnBars = 0;
   P.runs.forEach(function (m) {
     var t = m.tasks;
     R.under = pal.bg;
@@ -138,6 +152,7 @@ function paintTasks(P, L, view, pal, colours) {
         if (f & 8) { inView.push(i); }
         if (f & 2) { longs.push(i); }
         R.span(f & 2 ? long : f & 4 ? self : poll, a, Math.max(1, Math.min(right, b) - a));
+        P.drawnBars++;
       }
       R.end();
     }
@@ -189,6 +204,7 @@ function paintTasks(P, L, view, pal, colours) {
     ctx.fillRect(Math.round(x(L.cursor)) - 0.75, 0, 1.5, P.height);
   }
   P.canvas.setAttribute('data-arrows-drawn', String(P.drawnArrows));
+  P.canvas.setAttribute('data-bars-drawn', String(P.drawnBars));
   // For the page's tests and a reader timing a large trace: this frame's cost.
   P.canvas.setAttribute('data-paint-ms', (performance.now() - began).toFixed(1));
 }
@@ -269,15 +285,21 @@ function taskHit(P, L, view, cx, cy) {
 }
 
 function describePoll(t, i, who) {
-  var c = t.cause[i], lines = [
+  var c = t.cause[i], spin = t.flags[i] & 16, lines = spin ? [
+    '<b>task ' + t.task[i] + '</b>, a spin: ' + t.polls[i].toLocaleString('en-US') +
+      ' polls, each woken by the one before' + who,
+    ms(t.start[i]) + ' → ' + ms(t.start[i] + t.busy[i]) + ': its polls held the thread ' + ms(t.spinBusy[i]) +
+      ' in all, and the loop never slept'
+  ] : [
     '<b>task ' + t.task[i] + '</b>, a poll' + who,
     ms(t.start[i]) + ' → ' + ms(t.start[i] + t.busy[i]) + ': held the thread ' + ms(t.busy[i]) +
       (t.flags[i] & 2 ? ' (long: ' + ms(t.d.long_us) + ' or more, nothing else ran)' : '')
   ];
   if (c >= 0) {
     var by = t.wakeBy[c], from = t.d.wake_from[c];
-    lines.push('woken by ' + (by === 3 ? 'task ' + from : WAKE_WORDS[by]) + ' at ' + ms(t.wakeAt[c]) +
-      ', ' + ms(Math.max(0, t.start[i] - t.wakeAt[c])) + ' before this poll');
+    lines.push((spin ? 'its first poll woken by ' : 'woken by ') + (by === 3 ? 'task ' + from : WAKE_WORDS[by]) +
+      ' at ' + ms(t.wakeAt[c]) + ', ' + ms(Math.max(0, t.start[i] - t.wakeAt[c])) +
+      (spin ? ' before it' : ' before this poll'));
   } else {
     lines.push('its wake was not kept');
   }
