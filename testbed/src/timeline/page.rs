@@ -17,11 +17,13 @@
 //! When the executor recorded its tasks ([`crate::tasks`]), a section
 //! `#tasks` under the lanes draws them on the same time axis
 //! (`page/tasks.js`, its data `page/task_data.rs`): a row per task, a bar
-//! per poll, an arrow from each wake to the poll it caused, self-wakes and
-//! long polls in colours of their own, and the tasks alive and ready. It
-//! says what it drew in `data-polls`, `data-wakes`, `data-arrows`,
-//! `data-long-polls`, `data-self-wakes` and `data-longest-poll-us`, and
-//! its canvas the arrows in view (`data-arrows-drawn`) and the last
+//! per poll (a spin, many polls each woken by the one before, is one bar
+//! that counts them), an arrow from each wake to the poll it caused,
+//! self-wakes and long polls in colours of their own, and the tasks alive
+//! and ready. It says what the trace holds in `data-polls`, `data-wakes`,
+//! `data-long-polls`, `data-self-wakes` and `data-longest-poll-us`, what it
+//! drew in `data-arrows` and `data-spins`, and its canvas the arrows and
+//! bars in view (`data-arrows-drawn`, `data-bars-drawn`) and the last
 //! frame's cost (`data-paint-ms`). A run without a trace has no section.
 //!
 //! Embedded in the book (an `<iframe class="timeline-page">`), the page
