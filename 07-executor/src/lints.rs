@@ -19,11 +19,18 @@
 //!   kernel may preempt the thread in the middle of an ordinary poll for
 //!   as long (the same command, with `--timeline x.json`, beside other
 //!   builds on two cores, once reported a 16 ms poll, and four over 10
-//!   ms): that poll did not hold the thread, the kernel did. So a poll over the threshold counts only if the thread blocked
-//!   in a system call during the turn, or used the threshold's worth of
-//!   CPU in it (what the kernel counted since the turn began, less the
-//!   time the turn spent before the poll): one `getrusage` per turn, and
-//!   one more per poll over the threshold.
+//!   ms): that poll did not hold the thread, the kernel did. So the loop
+//!   asks the kernel (`getrusage`) what the thread did, but only once a
+//!   poll has been long by the clock: a run whose polls are all short
+//!   makes no system call for this, which the race's count of calls per
+//!   item would show. The first long poll counts if the kernel never
+//!   preempted the thread since the executor began, or if the thread used
+//!   the threshold's worth of CPU since then beyond the time before the
+//!   poll; from then on the loop
+//!   asks at the start of each turn, and a long poll counts if the thread
+//!   blocked in a system call during the turn, or used the threshold's
+//!   worth of CPU in it (what the kernel counted since the turn began,
+//!   less the time the turn spent before the poll).
 //! - [`Lint::SelfWakes`]: a task woke itself during its poll and returned
 //!   `Pending`, [`SELF_WAKES`] times in a row, with nothing else waking it
 //!   in between: it spins, polled again and again, and the loop never
@@ -274,6 +281,12 @@ struct State {
     /// When the turn began (or the last long poll ended), and what the
     /// kernel had counted of the thread then.
     since: Option<(Instant, ThreadUsage)>,
+    /// A poll has been long by the clock: the loop asks the kernel at each
+    /// turn from then on (see the module docs).
+    watching: bool,
+    /// When the executor began, and what the kernel had counted of the
+    /// thread then.
+    began: Option<(Instant, ThreadUsage)>,
 }
 
 impl Default for Lints {
@@ -290,6 +303,8 @@ impl Default for Lints {
                 met: Default::default(),
                 conns: None,
                 since: None,
+                watching: false,
+                began: thread_usage().map(|usage| (Instant::now(), usage)),
             }),
         }
     }
@@ -312,24 +327,42 @@ impl Lints {
     /// A turn begins: what the kernel counted of the thread so far is the
     /// baseline of its long polls.
     pub(crate) fn turn(&self) {
-        let now = thread_usage().map(|usage| (Instant::now(), usage));
-        self.state.borrow_mut().since = now;
+        let mut state = self.state.borrow_mut();
+        if state.watching {
+            state.since = thread_usage().map(|usage| (Instant::now(), usage));
+        }
     }
 
     /// A poll from `start` to `end` took the threshold or more: did it hold
     /// the thread, or was the thread preempted (see the module docs)?
     pub(crate) fn held(&self, start: Instant, end: Instant) -> bool {
-        let mut state = self.state.borrow_mut();
-        let (Some((since, before)), Some(now)) = (state.since, thread_usage()) else {
+        let Some(now) = thread_usage() else {
             return true;
         };
+        let mut state = self.state.borrow_mut();
+        // The CPU the poll itself used, at least, counting all the time
+        // from `since` to its start as spent running before it.
+        let cpu_of_poll = |(since, before): (Instant, ThreadUsage)| {
+            let ran_before = start.saturating_duration_since(since);
+            now.cpu
+                .saturating_sub(before.cpu)
+                .saturating_sub(ran_before)
+        };
+        let held = match (state.since, state.began) {
+            (Some((since, before)), _) if state.watching => {
+                now.waits > before.waits || cpu_of_poll((since, before)) >= state.threshold
+            }
+            // The first long poll: held if the kernel never preempted the
+            // thread since the executor began, or if it used the
+            // threshold's worth of CPU; else the next long polls will tell.
+            (_, Some(began)) => {
+                now.preempted == began.1.preempted || cpu_of_poll(began) >= state.threshold
+            }
+            (_, None) => true,
+        };
+        state.watching = true;
         state.since = Some((end, now));
-        let ran_before = start.saturating_duration_since(since);
-        let cpu = now
-            .cpu
-            .saturating_sub(before.cpu)
-            .saturating_sub(ran_before);
-        now.waits > before.waits || cpu >= state.threshold
+        held
     }
 
     /// A poll of `task` took `took`, from `at` since the executor began.

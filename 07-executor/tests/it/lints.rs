@@ -68,16 +68,22 @@ fn spin(times: u32) -> impl Future<Output = ()> {
 }
 
 #[test]
-fn a_poll_that_holds_the_thread_30_ms_is_a_long_poll_naming_its_spawn() {
+fn polls_that_hold_the_thread_30_ms_are_long_polls_naming_their_spawn() {
     let (finished, lints) = lints_of(
         |_| {},
         |executor| {
             let handle = executor.handle();
+            let nap = handle.clone();
             async move {
-                let (line, task) = (
-                    line!(),
-                    handle.spawn(async { busy(Duration::from_millis(30)) }),
-                );
+                // Two long polls, a turn apart: the first may meet a thread
+                // the kernel preempted earlier, which it cannot judge; the
+                // second is judged by what the kernel counted in its turn.
+                let twice = async move {
+                    busy(Duration::from_millis(30));
+                    nap.sleep(Duration::from_millis(1)).await;
+                    busy(Duration::from_millis(30));
+                };
+                let (line, task) = (line!(), handle.spawn(twice));
                 task.await.expect("it ends");
                 line
             }
@@ -93,7 +99,10 @@ fn a_poll_that_holds_the_thread_30_ms_is_a_long_poll_naming_its_spawn() {
         panic!("one long poll expected, got {lints:?}");
     };
     assert!(*took >= Duration::from_millis(30), "{took:?}");
-    assert_eq!(*count, 1, "one poll held the thread");
+    assert!(
+        (1..=2).contains(count),
+        "two polls held the thread: {count}"
+    );
     assert!(line_of(task).is_some(), "spawned here: {task}");
     let text = lints[0].to_string();
     assert!(

@@ -49,6 +49,8 @@ pub struct ThreadUsage {
     /// Times it waited: blocked in a system call (a sleep, a read, a lock),
     /// not preempted.
     pub waits: u64,
+    /// Times the kernel preempted it to run something else.
+    pub preempted: u64,
 }
 
 /// The calling thread's [`ThreadUsage`] (`getrusage(RUSAGE_THREAD)`, one
@@ -69,6 +71,7 @@ pub fn thread_usage() -> Option<ThreadUsage> {
     Some(ThreadUsage {
         cpu: micros(usage.user_time()) + micros(usage.system_time()),
         waits: u64::try_from(usage.voluntary_context_switches()).unwrap_or(0),
+        preempted: u64::try_from(usage.involuntary_context_switches()).unwrap_or(0),
     })
 }
 
