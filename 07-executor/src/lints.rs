@@ -15,22 +15,11 @@
 //!   (`07-executor --items 20000 --conns 100 --latency 0` makes 60,459
 //!   polls in a run of 0.57 s, everything included: under 10 µs each),
 //!   while 10 ms is already as long as a whole simulated reply. The worst
-//!   poll is kept, with a count of all of them. On a busy machine the
-//!   kernel may preempt the thread in the middle of an ordinary poll for
-//!   as long (the same command, with `--timeline x.json`, beside other
-//!   builds on two cores, once reported a 16 ms poll, and four over 10
-//!   ms): that poll did not hold the thread, the kernel did. So the loop
-//!   asks the kernel (`getrusage`) what the thread did, but only once a
-//!   poll has been long by the clock: a run whose polls are all short
-//!   makes no system call for this, which the race's count of calls per
-//!   item would show. The first long poll counts if the kernel never
-//!   preempted the thread since the executor began, or if the thread used
-//!   the threshold's worth of CPU since then beyond the time before the
-//!   poll; from then on the loop
-//!   asks at the start of each turn, and a long poll counts if the thread
-//!   blocked in a system call during the turn, or used the threshold's
-//!   worth of CPU in it (what the kernel counted since the turn began,
-//!   less the time the turn spent before the poll).
+//!   poll is kept, with a count of all of them. A poll the kernel
+//!   preempted is not one that held the thread: `testbed::long_poll` tells
+//!   them apart, asking the kernel only once a poll has been long by the
+//!   clock, so that a run whose polls are all short makes no system call
+//!   for it.
 //! - [`Lint::SelfWakes`]: a task woke itself during its poll and returned
 //!   `Pending`, [`SELF_WAKES`] times in a row, with nothing else waking it
 //!   in between: it spins, polled again and again, and the loop never
@@ -70,12 +59,12 @@ use std::fmt;
 use std::panic::Location;
 use std::time::{Duration, Instant};
 
-use testbed::watchdog::lock::{ThreadUsage, thread_usage};
+use testbed::long_poll::LongPolls;
 
 use crate::schedule::TaskId;
 
 /// The default [`Lint::LongPoll`] threshold (see the module docs).
-pub const LONG_POLL: Duration = Duration::from_millis(10);
+pub use testbed::long_poll::LONG_POLL;
 
 /// How many self-wakes in a row make a [`Lint::SelfWakes`]. A task that
 /// yields on purpose (`yield_now` between chunks of real work) wakes
@@ -265,7 +254,8 @@ pub(crate) struct Lints {
 
 #[derive(Debug)]
 struct State {
-    threshold: Duration,
+    /// When a poll is long, and whether it held the thread.
+    polls: LongPolls,
     /// The worst long poll, and how many there were.
     long: Option<(Spawned, Duration, Duration)>,
     long_count: u64,
@@ -278,22 +268,13 @@ struct State {
     /// report counts them all.
     met: HashMap<lines::Key, HashSet<u64>>,
     conns: Option<usize>,
-    /// When the turn began (or the last long poll ended), and what the
-    /// kernel had counted of the thread then.
-    since: Option<(Instant, ThreadUsage)>,
-    /// A poll has been long by the clock: the loop asks the kernel at each
-    /// turn from then on (see the module docs).
-    watching: bool,
-    /// When the executor began, and what the kernel had counted of the
-    /// thread then.
-    began: Option<(Instant, ThreadUsage)>,
 }
 
 impl Default for Lints {
     fn default() -> Lints {
         Lints {
             state: RefCell::new(State {
-                threshold: LONG_POLL,
+                polls: LongPolls::new(),
                 long: None,
                 long_count: 0,
                 self_wakes: Vec::new(),
@@ -302,9 +283,6 @@ impl Default for Lints {
                 borrows: Vec::new(),
                 met: Default::default(),
                 conns: None,
-                since: None,
-                watching: false,
-                began: thread_usage().map(|usage| (Instant::now(), usage)),
             }),
         }
     }
@@ -313,56 +291,26 @@ impl Default for Lints {
 impl Lints {
     /// The [`Lint::LongPoll`] threshold.
     pub(crate) fn threshold(&self) -> Duration {
-        self.state.borrow().threshold
+        self.state.borrow().polls.threshold()
     }
 
     pub(crate) fn set_threshold(&self, threshold: Duration) {
-        self.state.borrow_mut().threshold = threshold;
+        self.state.borrow_mut().polls.set_threshold(threshold);
     }
 
     pub(crate) fn set_conns(&self, conns: usize) {
         self.state.borrow_mut().conns = Some(conns);
     }
 
-    /// A turn begins: what the kernel counted of the thread so far is the
-    /// baseline of its long polls.
+    /// A turn begins (`testbed::long_poll`).
     pub(crate) fn turn(&self) {
-        let mut state = self.state.borrow_mut();
-        if state.watching {
-            state.since = thread_usage().map(|usage| (Instant::now(), usage));
-        }
+        self.state.borrow_mut().polls.turn();
     }
 
     /// A poll from `start` to `end` took the threshold or more: did it hold
-    /// the thread, or was the thread preempted (see the module docs)?
+    /// the thread, or was the thread preempted?
     pub(crate) fn held(&self, start: Instant, end: Instant) -> bool {
-        let Some(now) = thread_usage() else {
-            return true;
-        };
-        let mut state = self.state.borrow_mut();
-        // The CPU the poll itself used, at least, counting all the time
-        // from `since` to its start as spent running before it.
-        let cpu_of_poll = |(since, before): (Instant, ThreadUsage)| {
-            let ran_before = start.saturating_duration_since(since);
-            now.cpu
-                .saturating_sub(before.cpu)
-                .saturating_sub(ran_before)
-        };
-        let held = match (state.since, state.began) {
-            (Some((since, before)), _) if state.watching => {
-                now.waits > before.waits || cpu_of_poll((since, before)) >= state.threshold
-            }
-            // The first long poll: held if the kernel never preempted the
-            // thread since the executor began, or if it used the
-            // threshold's worth of CPU; else the next long polls will tell.
-            (_, Some(began)) => {
-                now.preempted == began.1.preempted || cpu_of_poll(began) >= state.threshold
-            }
-            (_, None) => true,
-        };
-        state.watching = true;
-        state.since = Some((end, now));
-        held
+        self.state.borrow_mut().polls.held(start, end)
     }
 
     /// A poll of `task` took `took`, from `at` since the executor began.

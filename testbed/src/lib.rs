@@ -47,6 +47,7 @@ pub mod harness;
 pub mod interrupt;
 pub mod latency;
 pub mod limits;
+pub mod long_poll;
 pub mod machine;
 pub mod outage;
 pub mod outcome;
