@@ -102,7 +102,8 @@ pub use notification::Notification;
 pub use reactor::Direction;
 pub use remote::Remote;
 pub use scheduler::{
-    Deadlock, FiberId, FiberPanic, RunError, Scheduler, Stats, Summary, WakeTicket, Woken,
+    Deadlock, FiberId, FiberPanic, LongResume, RunError, Scheduler, Stats, Summary, WakeTicket,
+    Woken,
 };
 pub use semaphore::{Permit, Semaphore};
 pub use stacks::DEFAULT_STACK_SIZE;

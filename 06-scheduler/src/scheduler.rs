@@ -88,6 +88,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use testbed::long_poll::LongPolls;
 use testbed::turns::TurnLog;
 
 use crate::heap::TimerHeap;
@@ -106,7 +107,7 @@ mod wait;
 
 pub use deadlock::Deadlock;
 pub(crate) use inbox::InboxSender;
-pub use summary::{FiberPanic, RunError, Stats, Summary};
+pub use summary::{FiberPanic, LongResume, RunError, Stats, Summary};
 pub use table::FiberId;
 pub use wait::{WakeTicket, Woken};
 
@@ -160,6 +161,11 @@ struct State {
     panics: Vec<FiberPanic>,
     /// Each wake-up of the loop, for the timeline page.
     turns: TurnLog,
+    /// The watch for resumes that hold the thread, and the worst so far.
+    long: LongPolls,
+    long_resume: Option<LongResume>,
+    /// When the scheduler was made: the origin of a long resume's time.
+    created: Instant,
 }
 
 /// What the scheduler knows about one live fiber.
@@ -206,6 +212,9 @@ impl Scheduler {
                     stacks,
                     panics: Vec::new(),
                     turns: TurnLog::new(),
+                    long: LongPolls::new(),
+                    long_resume: None,
+                    created: Instant::now(),
                 }),
                 reactor: RefCell::new(reactor),
                 current: Cell::new(None),
@@ -322,6 +331,7 @@ impl Scheduler {
             stats: state.stats(),
             panics: state.panics.clone(),
             turns: state.turns.clone(),
+            long_resume: state.long_resume,
         })
     }
     // ANCHOR_END: run
@@ -366,16 +376,43 @@ impl Scheduler {
     /// Runs ready fibers in queue order until none is left, or for at most
     /// [`TURN_BUDGET`] switches.
     fn run_ready_fibers(&self) {
+        self.inner.state.borrow_mut().long.turn();
         let mut ran = 0;
         for _ in 0..TURN_BUDGET {
             let next = self.inner.state.borrow_mut().ready.pop_front();
             match next {
-                Some(id) => self.resume(id),
+                Some(id) => {
+                    let start = Instant::now();
+                    self.resume(id);
+                    self.note_resume(id, start, Instant::now());
+                }
                 None => break,
             }
             ran += 1;
         }
         self.inner.state.borrow_mut().turns.ran(ran);
+    }
+
+    /// Fiber `id` ran from `start` to `end`: a long resume, if it held the
+    /// thread for the threshold or more (`testbed::long_poll`).
+    fn note_resume(&self, id: FiberId, start: Instant, end: Instant) {
+        let mut state = self.inner.state.borrow_mut();
+        let took = end.saturating_duration_since(start);
+        if took < state.long.threshold() || !state.long.held(start, end) {
+            return;
+        }
+        let at = start.saturating_duration_since(state.created);
+        let count = state.long_resume.map_or(0, |long| long.count) + 1;
+        let worst = state.long_resume.filter(|long| long.took >= took);
+        state.long_resume = Some(LongResume {
+            count,
+            ..worst.unwrap_or(LongResume {
+                fiber: id,
+                took,
+                at,
+                count,
+            })
+        });
     }
 
     /// Sleeps in the reactor for at most `timeout` (`None`: until an

@@ -322,5 +322,10 @@ fn run_stats(conns: usize, summary: &Summary) -> RunStats {
     for panic in summary.panics.iter().take(PANICS_LISTED) {
         run.note(format!("{} panicked: {}", panic.fiber, panic.message));
     }
+    // A fiber that kept the thread: the one lint that applies to fibers
+    // (they keep no wakers to lose, and switch only where they wait).
+    if let Some(long) = summary.long_resume {
+        run.lint(long.to_string());
+    }
     run
 }

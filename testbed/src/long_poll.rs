@@ -105,7 +105,9 @@ impl LongPolls {
         // from `since` to its start as spent running before it.
         let cpu_of_step = |(since, before): (Instant, ThreadUsage)| {
             let ran_before = start.saturating_duration_since(since);
-            now.cpu.saturating_sub(before.cpu).saturating_sub(ran_before)
+            now.cpu
+                .saturating_sub(before.cpu)
+                .saturating_sub(ran_before)
         };
         let held = match (self.since, self.began) {
             (Some((since, before)), _) if self.watching => {
@@ -145,6 +147,9 @@ mod tests {
         polls.turn();
         let start = Instant::now();
         busy(Duration::from_millis(15));
-        assert!(polls.held(start, Instant::now()), "again, judged by its turn");
+        assert!(
+            polls.held(start, Instant::now()),
+            "again, judged by its turn"
+        );
     }
 }

@@ -50,6 +50,41 @@ pub struct Summary {
     /// Each wake-up of the loop: when, how long it slept, how many sockets
     /// were ready, timers fired, fibers resumed.
     pub turns: testbed::turns::TurnLog,
+    /// The longest resume of a fiber that held the thread for
+    /// [`LONG_POLL`](testbed::long_poll::LONG_POLL) or more, if any.
+    pub long_resume: Option<LongResume>,
+}
+
+/// A fiber that kept the thread: between its resume and its next switch,
+/// no other fiber ran, no socket was read, no timer fired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LongResume {
+    /// The fiber.
+    pub fiber: FiberId,
+    /// How long the resume held the thread.
+    pub took: std::time::Duration,
+    /// When it began, from the scheduler's creation.
+    pub at: std::time::Duration,
+    /// How many resumes held the thread that long, this one included.
+    pub count: u64,
+}
+
+impl std::fmt::Display for LongResume {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "one resume of {} took {} ms at {:.2} s: every connection and timer waited \
+             behind it (a blocking call or a long computation in a fiber: a fiber switches only \
+             where it waits)",
+            self.fiber,
+            self.took.as_millis(),
+            self.at.as_secs_f64()
+        )?;
+        if self.count > 1 {
+            write!(f, "; {} resumes took 10 ms or more", self.count)?;
+        }
+        Ok(())
+    }
 }
 
 /// Why [`Scheduler::run`](crate::Scheduler::run) stopped before every fiber

@@ -7,6 +7,7 @@ mod conformance;
 mod deadlock;
 mod hostile;
 mod locks;
+mod long_resume;
 mod panics;
 mod race;
 mod remote;
