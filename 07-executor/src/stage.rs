@@ -39,7 +39,7 @@ use testbed::store::{Lane, Store, StoreError};
 use testbed::workload::Item;
 
 use crate::conn::AsyncConn;
-use crate::executor::Executor;
+use crate::executor::{Executor, RunError};
 use crate::handle::Handle;
 use crate::hook::Hook;
 use crate::request::request;
@@ -131,14 +131,9 @@ impl Stage for Futures {
                 back.push(limit.acquire().await);
             }
         };
-        // A stuck run fails; its lints say which task, spawned where.
-        executor.block_on(main).map_err(|error| {
-            let lints = executor.lint_lines().into_iter();
-            io::Error::other(format!(
-                "{error}{}",
-                lints.map(|l| format!("; {l}")).collect::<String>()
-            ))
-        })?;
+        executor
+            .block_on(main)
+            .map_err(|error| failed(&executor, error))?;
         // ANCHOR_END: stage_run
 
         if let Some(error) = shared.store_error.borrow_mut().take() {
@@ -278,6 +273,17 @@ impl Shared {
         sizes.task = sizes.task.max(bytes);
         self.sizes.set(sizes);
     }
+}
+
+/// A run that could not finish (a stuck one, say), as the stage's error,
+/// followed by the lints, which say which task, spawned where.
+fn failed(executor: &Executor, error: RunError) -> io::Error {
+    let lints: String = executor
+        .lint_lines()
+        .iter()
+        .map(|lint| format!("; {lint}"))
+        .collect();
+    io::Error::other(format!("{error}{lints}"))
 }
 
 /// The report's view of a run: concurrency for Little's law, the
