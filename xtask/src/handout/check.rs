@@ -24,7 +24,7 @@ const TODO: &str = "not yet implemented";
 pub fn check(root: &Path) -> Result<()> {
     let target = cargo::target_dir(root)?;
     let out = target.join("handout-check");
-    write(root, &out)?;
+    write(root, &out, super::Edition::Teachers)?;
     let names = exercises(root)?;
     println!("hand-out written to {}", out.display());
 
