@@ -107,6 +107,11 @@ pub enum Task {
         /// The folder to write it to: new, empty, or an earlier hand-out
         /// (which is replaced).
         dir: PathBuf,
+        /// For a lab without internet: also the crates' sources
+        /// (`cargo vendor` into DIR/vendor, with DIR/.cargo/config.toml
+        /// pointing cargo there) and the book built (DIR/book/book).
+        #[arg(long)]
+        offline: bool,
     },
     /// Makes a hand-out in the target folder and checks that its tests fail
     /// only in the starters and that its book shows no solution.
@@ -140,8 +145,11 @@ impl Task {
             }
             Task::Mistakes { names } => mistakes::main(root, &names),
             Task::Mutants => mutants::main(root),
-            Task::Handout { dir } => {
+            Task::Handout { dir, offline } => {
                 handout::write(root, &dir)?;
+                if offline {
+                    handout::offline::make(&dir)?;
+                }
                 println!("hand-out written to {}", dir.display());
                 Ok(())
             }
@@ -208,6 +216,7 @@ mod tests {
             &["starters", "/tmp/starters"],
             &["check-exercises"],
             &["handout", "../ladder-students"],
+            &["handout", "--offline", "../ladder-lab"],
             &["check-handout"],
             &["figures"],
             &["figures", "ch01-sync", "ch02-fork"],

@@ -28,6 +28,8 @@
 pub mod answers;
 mod book;
 mod check;
+pub mod offline;
+pub mod refs;
 
 use std::path::Path;
 use std::process::Command;
@@ -105,6 +107,7 @@ pub fn write(root: &Path, out: &Path) -> Result<()> {
 
     book::write(root, out)?;
     std::fs::write(out.join("README.md"), readme(&names))?;
+    refs::strip(out)?;
     commit(out)?;
     Ok(())
 }
