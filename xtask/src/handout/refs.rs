@@ -60,13 +60,7 @@ pub struct Dangling {
 
 impl std::fmt::Display for Dangling {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}:{}: {}",
-            self.file.display(),
-            self.line,
-            self.cited
-        )
+        write!(f, "{}:{}: {}", self.file.display(), self.line, self.cited)
     }
 }
 
@@ -194,7 +188,9 @@ fn cited(line: &str, markdown: bool) -> Vec<Cited> {
         }
     }
     if markdown {
-        let mut rest = line;
+        // Links in prose: a link inside a code span is an example.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
         while let Some(at) = rest.find("](") {
             let target = &rest[at + 2..];
             let end = target.find(')').unwrap_or(target.len());
@@ -242,7 +238,11 @@ fn cited(line: &str, markdown: bool) -> Vec<Cited> {
 /// Whether a backticked span is a path into the repository: its first
 /// part names one of the repository's top-level entries.
 fn looks_like(path: &str, repository: &[String]) -> bool {
-    let first = path.trim_start_matches("./").split('/').next().unwrap_or("");
+    let first = path
+        .trim_start_matches("./")
+        .split('/')
+        .next()
+        .unwrap_or("");
     repository.iter().any(|entry| entry == first)
 }
 
@@ -300,11 +300,8 @@ mod tests {
 
     /// A hand-out of two pages and a folder, for the citations to point at.
     fn handout(pages: &[(&str, &str)]) -> Result<PathBuf> {
-        let out = std::env::temp_dir().join(format!(
-            "xtask-refs-{}-{}",
-            std::process::id(),
-            pages.len()
-        ));
+        let out =
+            std::env::temp_dir().join(format!("xtask-refs-{}-{}", std::process::id(), pages.len()));
         if out.exists() {
             std::fs::remove_dir_all(&out)?;
         }
@@ -327,8 +324,14 @@ mod tests {
     #[test]
     fn links_and_paths_that_exist_pass() -> Result<()> {
         let out = handout(&[
-            ("README.md", "See [the book](book/src/intro.md#start), [Rust](https://rust-lang.org) and `testbed/src/lib.rs`, `a/b` (not the repository's), `book/src/ch10-…`.\n"),
-            ("book/src/intro.md", "Back to [the readme](../../README.md); {{#include ../../testbed/src/lib.rs}}; `cargo run -p sync`.\n"),
+            (
+                "README.md",
+                "See [the book](book/src/intro.md#start), [Rust](https://rust-lang.org) and `testbed/src/lib.rs`, `a/b` (not the repository's), `book/src/ch10-…`.\n",
+            ),
+            (
+                "book/src/intro.md",
+                "Back to [the readme](../../README.md); {{#include ../../testbed/src/lib.rs}}; `cargo run -p sync`; `[a](nowhere.md)`.\n",
+            ),
         ])?;
         assert_eq!(cites(&out)?, Vec::<String>::new());
         std::fs::remove_dir_all(&out)?;
@@ -338,8 +341,14 @@ mod tests {
     #[test]
     fn what_the_hand_out_leaves_out_is_named_with_its_line() -> Result<()> {
         let out = handout(&[
-            ("README.md", "Solutions are in `book/exercises/ch01-deadline`.\nRun `cargo xtask figures` to remake it.\n"),
-            ("book/src/intro.md", "The [plan](teachers/plan.md) and the Speaker notes.\nSee xtask/src/cli.rs and `.ci/run`, and [gone](missing.md).\n"),
+            (
+                "README.md",
+                "Solutions are in `book/exercises/ch01-deadline`.\nRun `cargo xtask figures` to remake it.\n",
+            ),
+            (
+                "book/src/intro.md",
+                "The [plan](teachers/plan.md) and the Speaker notes.\nSee xtask/src/cli.rs and `.ci/run`, and [gone](missing.md).\n",
+            ),
         ])?;
         assert_eq!(
             cites(&out)?,
