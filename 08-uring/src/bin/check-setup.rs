@@ -1,4 +1,4 @@
-//! `cargo run --bin check-setup`: is this machine ready for the book?
+//! `cargo run -p uring --bin check-setup`: is this machine ready for the book?
 //!
 //! The first command of a course, before the first exercise: a machine
 //! that cannot run a chapter should say so now, with the fix, not in the
@@ -61,7 +61,10 @@ fn main() -> ExitCode {
     }
     let failed = checks.iter().filter(|c| c.verdict == Verdict::Fail).count();
     if failed == 0 {
-        println!("Every chapter can run here. Next: chapter 1, `cargo run -p sync`.");
+        println!(
+            "Every chapter can run here. Next: chapter 1 (`cargo run -p sync`), and in the \
+             students' copy the exercises (`rustlings`)."
+        );
         ExitCode::SUCCESS
     } else {
         println!(
