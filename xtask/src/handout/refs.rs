@@ -236,14 +236,16 @@ fn cited(line: &str, markdown: bool) -> Vec<Cited> {
 }
 
 /// Whether a backticked span is a path into the repository: its first
-/// part names one of the repository's top-level entries.
+/// part names one of the repository's top-level entries, other than
+/// `target` (what the reader's own builds and runs write: a copy gets it
+/// with its first `cargo build`).
 fn looks_like(path: &str, repository: &[String]) -> bool {
     let first = path
         .trim_start_matches("./")
         .split('/')
         .next()
         .unwrap_or("");
-    repository.iter().any(|entry| entry == first)
+    first != "target" && repository.iter().any(|entry| entry == first)
 }
 
 /// Whether `path` is in the hand-out; a path ending in a pattern
@@ -293,15 +295,23 @@ mod tests {
     use super::*;
 
     fn repository() -> Vec<String> {
-        ["book", "xtask", ".ci", "docs", "testbed", "README.md"]
-            .map(String::from)
-            .to_vec()
+        [
+            "book",
+            "xtask",
+            ".ci",
+            "docs",
+            "testbed",
+            "README.md",
+            "target",
+        ]
+        .map(String::from)
+        .to_vec()
     }
 
-    /// A hand-out of two pages and a folder, for the citations to point at.
-    fn handout(pages: &[(&str, &str)]) -> Result<PathBuf> {
-        let out =
-            std::env::temp_dir().join(format!("xtask-refs-{}-{}", std::process::id(), pages.len()));
+    /// A hand-out of a few pages and a crate, for the citations to point
+    /// at; `name` keeps the tests that run at once apart.
+    fn handout(name: &str, pages: &[(&str, &str)]) -> Result<PathBuf> {
+        let out = std::env::temp_dir().join(format!("xtask-refs-{}-{name}", std::process::id()));
         if out.exists() {
             std::fs::remove_dir_all(&out)?;
         }
@@ -323,16 +333,19 @@ mod tests {
 
     #[test]
     fn links_and_paths_that_exist_pass() -> Result<()> {
-        let out = handout(&[
-            (
-                "README.md",
-                "See [the book](book/src/intro.md#start), [Rust](https://rust-lang.org) and `testbed/src/lib.rs`, `a/b` (not the repository's), `book/src/ch10-…`.\n",
-            ),
-            (
-                "book/src/intro.md",
-                "Back to [the readme](../../README.md); {{#include ../../testbed/src/lib.rs}}; `cargo run -p sync`; `[a](nowhere.md)`.\n",
-            ),
-        ])?;
+        let out = handout(
+            "exist",
+            &[
+                (
+                    "README.md",
+                    "See [the book](book/src/intro.md#start), [Rust](https://rust-lang.org) and `testbed/src/lib.rs`, `a/b` (not the repository's), `book/src/ch10-…`, `target/race/`.\n",
+                ),
+                (
+                    "book/src/intro.md",
+                    "Back to [the readme](../../README.md); {{#include ../../testbed/src/lib.rs}}; `cargo run -p sync`; `[a](nowhere.md)`.\n",
+                ),
+            ],
+        )?;
         assert_eq!(cites(&out)?, Vec::<String>::new());
         std::fs::remove_dir_all(&out)?;
         Ok(())
@@ -340,16 +353,19 @@ mod tests {
 
     #[test]
     fn what_the_hand_out_leaves_out_is_named_with_its_line() -> Result<()> {
-        let out = handout(&[
-            (
-                "README.md",
-                "Solutions are in `book/exercises/ch01-deadline`.\nRun `cargo xtask figures` to remake it.\n",
-            ),
-            (
-                "book/src/intro.md",
-                "The [plan](teachers/plan.md) and the Speaker notes.\nSee xtask/src/cli.rs and `.ci/run`, and [gone](missing.md).\n",
-            ),
-        ])?;
+        let out = handout(
+            "left-out",
+            &[
+                (
+                    "README.md",
+                    "Solutions are in `book/exercises/ch01-deadline`.\nRun `cargo xtask figures` to remake it.\n",
+                ),
+                (
+                    "book/src/intro.md",
+                    "The [plan](teachers/plan.md) and the Speaker notes.\nSee xtask/src/cli.rs and `.ci/run`, and [gone](missing.md).\n",
+                ),
+            ],
+        )?;
         assert_eq!(
             cites(&out)?,
             [
@@ -368,10 +384,13 @@ mod tests {
 
     #[test]
     fn in_rust_only_comments_count() -> Result<()> {
-        let out = handout(&[(
-            "testbed/src/lib.rs",
-            "//! Remade by `cargo xtask figures`.\nconst X: &str = \"xtask/\";\n",
-        )])?;
+        let out = handout(
+            "rust",
+            &[(
+                "testbed/src/lib.rs",
+                "//! Remade by `cargo xtask figures`.\nconst X: &str = \"xtask/\";\n",
+            )],
+        )?;
         assert_eq!(cites(&out)?, ["testbed/src/lib.rs:1: cargo xtask"]);
         std::fs::remove_dir_all(&out)?;
         Ok(())
@@ -379,7 +398,10 @@ mod tests {
 
     #[test]
     fn a_left_out_folder_that_the_hand_out_holds_is_fine() -> Result<()> {
-        let out = handout(&[("README.md", "The starters: `book/starters/`.\n")])?;
+        let out = handout(
+            "held",
+            &[("README.md", "The starters: `book/starters/`.\n")],
+        )?;
         assert_eq!(cites(&out)?, ["README.md:1: book/starters/"]);
         std::fs::create_dir_all(out.join("book/starters"))?;
         assert_eq!(cites(&out)?, Vec::<String>::new());
