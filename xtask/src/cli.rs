@@ -114,7 +114,9 @@ pub enum Task {
         offline: bool,
     },
     /// Makes a hand-out in the target folder and checks that its tests fail
-    /// only in the starters and that its book shows no solution.
+    /// only in the starters, that its book shows no solution, that its
+    /// pages and comments cite no path or command it leaves out, and that
+    /// made offline it resolves every crate with no network.
     CheckHandout,
     /// Reruns the stages that made the book's figures and rewrites them
     /// (with --check: fails if a committed figure disagrees with its run).
