@@ -37,7 +37,7 @@ pub const VENDOR: &str = "vendor";
 ///
 /// let root = xtask::cargo::workspace_root();
 /// let out = Path::new("/tmp/ladder-lab");
-/// xtask::handout::write(&root, out)?;
+/// xtask::handout::write(&root, out, xtask::handout::Edition::Students)?;
 /// xtask::handout::offline::make(out)?;
 /// assert!(out.join("vendor").is_dir() && out.join("book/book/index.html").is_file());
 /// # anyhow::Ok(())
