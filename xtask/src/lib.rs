@@ -45,6 +45,7 @@ use std::fmt;
 pub mod cargo;
 pub mod cli;
 pub mod figures;
+pub mod grade;
 pub mod handout;
 pub mod includes;
 pub mod layout;

@@ -150,6 +150,25 @@ impl Regions {
         self.len() == 0
     }
 
+    /// The code inside each region, in order, as the crate has it.
+    pub fn bodies(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .flat_map(|(_, text, spans)| {
+                let lines: Vec<&str> = text.lines().collect();
+                spans
+                    .iter()
+                    .map(move |&(begin, end)| {
+                        lines[begin + 1..end]
+                            .iter()
+                            .map(|l| format!("{l}\n"))
+                            .collect::<String>()
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
     /// Each region as (file, first line, last line), the lines inside the
     /// markers, counted from 1.
     pub fn spans(&self) -> impl Iterator<Item = (&Path, usize, usize)> {
@@ -278,6 +297,7 @@ mod tests {
         let dir = crate_dir("all")?;
         let regions = Regions::find(&dir)?;
         assert_eq!(regions.len(), 2);
+        assert_eq!(regions.bodies(), ["    1\n", "    2\n"]);
         let wrong_count = regions.replace_all(&["7".into()]);
         regions.replace_all(&["        7\n".into(), "8\n".into()])?;
         let seen = std::fs::read_to_string(dir.join("src/lib.rs"))?;
