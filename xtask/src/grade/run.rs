@@ -228,7 +228,7 @@ fn panic_and_rest(section: &str) -> (Option<String>, Option<String>) {
     let mut rest = String::new();
     let mut in_panic = false;
     for line in section.lines() {
-        if line.starts_with("thread '") && line.contains("' panicked at ") {
+        if line.starts_with("thread '") && line.contains(" panicked at ") {
             in_panic = true;
             message = Some(String::new());
         } else if in_panic && line.starts_with("note: run with `RUST_BACKTRACE") {
@@ -256,7 +256,7 @@ fn panic_and_rest(section: &str) -> (Option<String>, Option<String>) {
 mod tests {
     use super::*;
 
-    const OUTPUT: &str = "\nrunning 3 tests\ntest tests::a ... ok\ntest tests::b ... FAILED\ntest tests::i ... ignored, slow\nhint: [if-instead-of-loop] Does a wake-up mean the value is there?\n\nfailures:\n\n---- tests::b stdout ----\nsent 3 values\n\nthread 'tests::b' panicked at src/lib.rs:10:5:\nthe second receiver got nothing:\n  expected Some(2)\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    tests::b\n\ntest result: FAILED. 1 passed; 1 failed; 1 ignored\n";
+    const OUTPUT: &str = "\nrunning 3 tests\ntest tests::a ... ok\ntest tests::b ... FAILED\ntest tests::i ... ignored, slow\nhint: [if-instead-of-loop] Does a wake-up mean the value is there?\n\nfailures:\n\n---- tests::b stdout ----\nsent 3 values\n\nthread '<unnamed>' (15843) panicked at src/lib.rs:10:5:\nthe second receiver got nothing:\n  expected Some(2)\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n\n\nfailures:\n    tests::b\n\ntest result: FAILED. 1 passed; 1 failed; 1 ignored\n";
 
     #[test]
     fn verdicts_messages_and_output_are_read_in_listing_order() {
