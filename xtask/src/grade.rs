@@ -160,7 +160,8 @@ pub fn grade(root: &Path, args: &Args) -> Result<Class> {
     eprintln!("built in {:.0} s", built_at.elapsed().as_secs_f64());
 
     let limit = Duration::from_secs(args.limit);
-    for (job, built) in jobs.iter().zip(built) {
+    let target_dir = crate::cargo::target_dir(root)?;
+    for (job, (package, built)) in jobs.iter().zip(built) {
         let s = class.students.iter().position(|s| *s == job.student);
         let e = names.iter().position(|n| *n == job.exercise);
         let (Some(s), Some(e)) = (s, e) else { continue };
@@ -172,7 +173,16 @@ pub fn grade(root: &Path, args: &Args) -> Result<Class> {
                     .join("logs")
                     .join(&job.student)
                     .join(&job.exercise);
-                Outcome::Ran(run::run(&binaries, &logs, limit)?)
+                let doc = run::DocTests {
+                    package,
+                    workspace: scratch.dir.clone(),
+                    target_dir: target_dir.clone(),
+                };
+                let mut run = run::run(&binaries, Some(&doc), &logs, limit)?;
+                // Paths name the exercise's files, not the scratch copy's
+                // folder (doc tests are named by their file).
+                run.rename_folder(&doc.package, &job.exercise);
+                Outcome::Ran(run)
             }
         };
         let took = match &outcome {

@@ -60,9 +60,9 @@ pub enum Built {
     Failed(String),
 }
 
-/// Writes the workspace of `jobs` into `scratch` and builds it; what the
-/// build made of each job, in the order of `jobs`.
-pub fn build(root: &Path, scratch: &Path, jobs: &[Job]) -> Result<Vec<Built>> {
+/// Writes the workspace of `jobs` into `scratch` and builds it; each job's
+/// package name and what the build made of it, in the order of `jobs`.
+pub fn build(root: &Path, scratch: &Path, jobs: &[Job]) -> Result<Vec<(String, Built)>> {
     fresh_dir(scratch)?;
     let mut packages = Vec::new();
     for job in jobs {
@@ -103,12 +103,20 @@ pub fn build(root: &Path, scratch: &Path, jobs: &[Job]) -> Result<Vec<Built>> {
         .context("cannot run cargo build --tests")?;
     let mut by_dir = read_messages(&String::from_utf8_lossy(&output.stdout));
     Ok(packages
-        .iter()
+        .into_iter()
         .zip(jobs)
         .map(|(package, job)| {
-            let found = by_dir.remove(&scratch.join(package)).unwrap_or_default();
+            let found = by_dir.remove(&scratch.join(&package)).unwrap_or_default();
             let harnessless = harnessless_tests(&root.join(EXERCISES).join(&job.exercise));
-            found.into_built(&harnessless)
+            let built = match found.into_built(&harnessless) {
+                // The errors name the exercise's files, not the scratch
+                // copy's folder.
+                Built::Failed(errors) => Built::Failed(
+                    errors.replace(&format!("{package}/"), &format!("{}/", job.exercise)),
+                ),
+                tests => tests,
+            };
+            (package, built)
         })
         .collect())
 }

@@ -11,7 +11,7 @@
 //! class's table shows.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -61,9 +61,48 @@ pub struct Run {
     pub took: Duration,
 }
 
-/// Runs `binaries` one after the other, all within `limit`, logs in
+/// The doc tests of a package of the scratch workspace: the examples in
+/// the exercise's docs, which a learner's `cargo test` runs too (and which
+/// a hand-out turns into tests).
+#[derive(Debug, Clone)]
+pub struct DocTests {
+    /// The package.
+    pub package: String,
+    /// The scratch workspace's folder.
+    pub workspace: PathBuf,
+    /// The folder cargo builds into.
+    pub target_dir: PathBuf,
+}
+
+impl Run {
+    /// Replaces the folder `from/` with `to/` in every test's name, message
+    /// and output.
+    pub fn rename_folder(&mut self, from: &str, to: &str) {
+        let (from, to) = (format!("{from}/"), format!("{to}/"));
+        for test in &mut self.tests {
+            for text in [
+                Some(&mut test.name),
+                test.message.as_mut(),
+                test.output.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                *text = text.replace(&from, &to);
+            }
+        }
+    }
+}
+
+/// Runs `binaries` one after the other and then, if every test passed,
+/// `doc`'s doc tests, as `cargo test` does; all within `limit`, logs in
 /// `logs`.
-pub fn run(binaries: &[Binary], logs: &Path, limit: Duration) -> Result<Run> {
+pub fn run(
+    binaries: &[Binary],
+    doc: Option<&DocTests>,
+    logs: &Path,
+    limit: Duration,
+) -> Result<Run> {
     let started = Instant::now();
     let mut run = Run::default();
     std::fs::create_dir_all(logs)?;
@@ -97,6 +136,10 @@ pub fn run(binaries: &[Binary], logs: &Path, limit: Duration) -> Result<Run> {
             }
         }
     }
+    let passed = run.tests.iter().all(|t| t.status == Status::Pass);
+    if let (Some(doc), true, false) = (doc, passed, run.timed_out) {
+        run_doc_tests(doc, logs, limit.saturating_sub(started.elapsed()), &mut run)?;
+    }
     let mut seen = Vec::new();
     run.hints.retain(|h| {
         let new = !seen.contains(h);
@@ -105,6 +148,40 @@ pub fn run(binaries: &[Binary], logs: &Path, limit: Duration) -> Result<Run> {
     });
     run.took = started.elapsed();
     Ok(run)
+}
+
+/// Runs `doc`'s doc tests for at most `left`, adding their verdicts (one
+/// `doc-tests` test if they did not build or never finished) to `run`.
+fn run_doc_tests(doc: &DocTests, logs: &Path, left: Duration, run: &mut Run) -> Result<()> {
+    const NAME: &str = "doc-tests";
+    if left.is_zero() {
+        run.timed_out = true;
+        run.tests.push(hung(NAME.into()));
+        return Ok(());
+    }
+    let mut command = crate::cargo::command();
+    command
+        .args(["test", "--offline", "--doc", "-p", &doc.package])
+        .env("CARGO_TARGET_DIR", &doc.target_dir)
+        .env("LADDER_HINT_NAMES", "1");
+    let log = logs.join(format!("{NAME}.log"));
+    let status = crate::limited::run(command, &doc.workspace, &log, left)?;
+    let output = std::fs::read_to_string(&log).unwrap_or_default();
+    run.hints.extend(hints(&output));
+    let tests = read_libtest(&output, &[], status.is_some());
+    let failed = tests.iter().any(|t| t.status != Status::Pass);
+    run.tests.extend(tests);
+    match status {
+        None => {
+            run.timed_out = true;
+            run.tests.push(hung(NAME.into()));
+        }
+        Some(s) if !s.success() && !failed => {
+            run.tests.push(read_plain(NAME, &output, Some(false)));
+        }
+        Some(_) => {}
+    }
+    Ok(())
 }
 
 fn hung(name: String) -> TestResult {
@@ -325,7 +402,7 @@ mod tests {
             libtest: false,
         };
         let limit = Duration::from_millis(300);
-        let run = run(&[waits("one"), waits("two")], &logs, limit)?;
+        let run = run(&[waits("one"), waits("two")], None, &logs, limit)?;
         std::fs::remove_dir_all(&logs)?;
         assert!(run.timed_out);
         let statuses: Vec<Status> = run.tests.iter().map(|t| t.status).collect();
