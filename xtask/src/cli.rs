@@ -102,13 +102,17 @@ pub enum Task {
     /// regions only (installed first if missing). Takes about five
     /// minutes: not part of CI.
     Mutants,
-    /// Writes the students' repository: the stages, the testbed, the
-    /// starters as workspace members, a Cargo.lock, the book without
-    /// solutions, one git commit.
+    /// Writes the students' repository, a rustlings exercise set: one file
+    /// per exercise, info.toml, the stages and the testbed, a Cargo.lock,
+    /// the book without solutions, one git commit.
     Handout {
         /// The folder to write it to: new, empty, or an earlier hand-out
         /// (which is replaced).
         dir: PathBuf,
+        /// The teachers' copy: with the solutions, in `solutions/`, that
+        /// `rustlings dev check` runs.
+        #[arg(long)]
+        teachers: bool,
     },
     /// Makes a hand-out in the target folder and checks that its tests fail
     /// only in the starters and that its book shows no solution.
@@ -155,8 +159,13 @@ impl Task {
             }
             Task::Mistakes { names } => mistakes::main(root, &names),
             Task::Mutants => mutants::main(root),
-            Task::Handout { dir } => {
-                handout::write(root, &dir)?;
+            Task::Handout { dir, teachers } => {
+                let edition = if teachers {
+                    handout::Edition::Teachers
+                } else {
+                    handout::Edition::Students
+                };
+                handout::write(root, &dir, edition)?;
                 println!("hand-out written to {}", dir.display());
                 Ok(())
             }

@@ -241,6 +241,12 @@ fn starter_manifest(manifest: &str) -> String {
 /// # anyhow::Ok(())
 /// ```
 pub fn strip_solutions(text: &str) -> Result<String> {
+    strip_solutions_marked(text, None)
+}
+
+/// As [`strip_solutions`], with `end` (if any) as a line closing each
+/// region, so that what a student wrote there can be found again.
+pub fn strip_solutions_marked(text: &str, end: Option<&str>) -> Result<String> {
     let mut out = Vec::new();
     let mut in_region = false;
     let mut regions = 0;
@@ -261,6 +267,9 @@ pub fn strip_solutions(text: &str) -> Result<String> {
             };
             out.push(format!("{indent}// TODO: {hint}"));
             out.push(format!("{indent}todo!({hint:?})"));
+            if let Some(end) = end {
+                out.push(format!("{indent}{end}"));
+            }
         } else if trimmed.starts_with(END) {
             if !in_region {
                 bail!("line {}: {END} without {BEGIN}", n + 1);
@@ -280,6 +289,18 @@ pub fn strip_solutions(text: &str) -> Result<String> {
         out.insert(docs, "#![allow(unused)]".to_owned());
     }
     Ok(out.join("\n") + "\n")
+}
+
+/// A solution without its region markers: the code a teacher shows.
+pub fn keep_solutions(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let trimmed = l.trim_start();
+            !trimmed.starts_with(BEGIN) && !trimmed.starts_with(END)
+        })
+        .collect();
+    lines.join("\n") + "\n"
 }
 
 /// The starters' workspace manifest: this repository's, with the members

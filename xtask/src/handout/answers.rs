@@ -50,7 +50,7 @@ pub fn check(out: &Path, solution_lines: &[(String, String)]) -> Result<()> {
 /// nothing).
 pub fn solution_lines(root: &Path, out: &Path, names: &[String]) -> Result<Vec<(String, String)>> {
     let mut sources = String::new();
-    for dir in ["testbed", "bench", "book/starters"] {
+    for dir in ["testbed", "bench", "exercises"] {
         gather(&out.join(dir), &mut sources)?;
     }
     for entry in std::fs::read_dir(out)? {

@@ -49,7 +49,7 @@ fn summary_for_students(text: &str) -> String {
 }
 
 /// A page without solutions: no "Solution" block, includes of solutions
-/// turned into includes of starters, links to teachers' pages unlinked.
+/// turned into includes of the exercise files, links to teachers' pages unlinked.
 fn page_for_students(text: &str) -> String {
     let mut out = Vec::new();
     let mut lines = text.lines().peekable();
@@ -72,11 +72,56 @@ fn page_for_students(text: &str) -> String {
             }
             continue;
         }
-        out.push(unlink_teachers(
-            &line.replace("../exercises/", "../starters/"),
-        ));
+        out.push(unlink_teachers(&exercise_file(line)));
     }
     out.join("\n") + "\n"
+}
+
+/// A line as the hand-out's reader needs it: an exercise is a file of
+/// `exercises/`, run by rustlings or `cargo test --bin`, not a crate of
+/// `book/starters/`. Includes of a starter's (or a solution's) `lib.rs`
+/// include the exercise's file, which keeps the book's anchors (its
+/// modules and tests come after lib.rs's text).
+fn exercise_file(line: &str) -> String {
+    let mut line = line.to_owned();
+    for from in ["../starters/", "../exercises/"] {
+        line = replace_names(&line, from, "/src/lib.rs", |n| {
+            format!("../../exercises/{}.rs", super::rustlings::ident(n))
+        });
+    }
+    line = replace_names(&line, "`book/starters/", "`", |n| {
+        format!("`exercises/{}.rs`", super::rustlings::ident(n))
+    });
+    replace_names(&line, "cargo test -p ", "", |n| {
+        format!("cargo test --bin {}", super::rustlings::ident(n))
+    })
+}
+
+/// Replaces each `{before}NAME{after}`, NAME an exercise's name (`ch` and
+/// a number, or `racing-`, then letters, digits and `-`), with `to(NAME)`.
+fn replace_names(line: &str, before: &str, after: &str, to: impl Fn(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find(before) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + before.len()..];
+        let len = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(tail.len());
+        let name = &tail[..len];
+        let is_exercise = (name.starts_with("ch")
+            && name[2..].starts_with(|c: char| c.is_ascii_digit()))
+            || name.starts_with("racing-");
+        if is_exercise && tail[len..].starts_with(after) && name.contains('-') {
+            out.push_str(&to(name));
+            rest = &tail[len + after.len()..];
+        } else {
+            out.push_str(before);
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `[text](teachers/page.md)` becomes `text`.
@@ -119,13 +164,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn solution_blocks_go_and_includes_point_at_starters() {
-        let page = "Intro.\n\n<details>\n<summary>Solution</summary>\n\n```rust\n{{#include ../exercises/x/src/lib.rs:exercise}}\n```\n\n</details>\n\n<details><summary>Solution</summary>\nmore\n</details>\n\n<details>\n<summary>Speaker notes</summary>\nkept\n</details>\n{{#include ../exercises/x/src/lib.rs:sorted}}\n";
+    fn solution_blocks_go_and_includes_point_at_the_exercise_files() {
+        let page = "Intro.\n\n<details>\n<summary>Solution</summary>\n\n```rust\n{{#include ../exercises/ch09-x/src/lib.rs:exercise}}\n```\n\n</details>\n\n<details><summary>Solution</summary>\nmore\n</details>\n\n<details>\n<summary>Speaker notes</summary>\nkept\n</details>\n{{#include ../exercises/ch09-x/src/lib.rs:sorted}}\n";
         let student = page_for_students(page);
         assert!(!student.contains("Solution") && !student.contains("more"));
         assert!(!student.contains("Speaker notes") && !student.contains("kept"));
-        assert!(student.contains("{{#include ../starters/x/src/lib.rs:sorted}}"));
-        assert!(!student.contains("../exercises/"));
+        assert!(student.contains("{{#include ../../exercises/ch09_x.rs:sorted}}"));
+        assert!(!student.contains("/src/lib.rs"), "{student}");
+    }
+
+    #[test]
+    fn starters_become_the_exercise_files_and_their_commands() {
+        let line = "{{#include ../starters/ch08-runtime/src/lib.rs:x}} in `book/starters/ch10-self-wake`: \
+                    `cargo test -p ch02-chunks -- --nocapture`, `cargo test -p executor --doc`, `book/starters/`";
+        assert_eq!(
+            exercise_file(line),
+            "{{#include ../../exercises/ch08_runtime.rs:x}} in `exercises/ch10_self_wake.rs`: \
+             `cargo test --bin ch02_chunks -- --nocapture`, `cargo test -p executor --doc`, `book/starters/`"
+        );
     }
 
     #[test]

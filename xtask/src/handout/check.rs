@@ -1,68 +1,74 @@
-//! `cargo xtask check-handout`: makes a hand-out in `handout-check` in
-//! cargo's target folder, and requires that `cargo test --offline` builds
-//! it and fails in every starter and nowhere else, each time on a
-//! `todo!()`; and that `mdbook build` succeeds there with no line of any
-//! solution in its output.
+//! `cargo xtask check-handout`: makes both copies of the hand-out in
+//! cargo's target folder and checks what each reader will find in it.
+//!
+//! - The teachers' copy (`handout-teachers`): every exercise and solution
+//!   builds, and `rustlings dev check` passes there: each exercise fails
+//!   until it is solved, each solution passes and is formatted, and the
+//!   `bin` list of `Cargo.toml` agrees with `info.toml`.
+//! - The students' copy (`handout-check`): no solution in it, and
+//!   `mdbook build` succeeds there with no line of any solution in its
+//!   output, no teachers' block and no dead link.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
 use super::answers::{self, gather, solution_lines};
-use super::{TEACHERS, write};
+use super::{Edition, TEACHERS, write};
 use crate::cargo;
 use crate::figures::svg::escape;
 use crate::starters::{self, exercises};
 
-/// What every `todo!()` panics with.
-const TODO: &str = "not yet implemented";
-
-/// `cargo xtask check-handout`: makes a hand-out and checks what a student
-/// will find in it.
+/// `cargo xtask check-handout`: makes both copies and checks them.
 pub fn check(root: &Path) -> Result<()> {
     let target = cargo::target_dir(root)?;
-    let out = target.join("handout-check");
-    write(root, &out)?;
     let names = exercises(root)?;
-    println!("hand-out written to {}", out.display());
 
-    // The hand-out's own lock, as a student gets it: nothing resolved anew.
+    let teachers = target.join("handout-teachers");
+    write(root, &teachers, Edition::Teachers)?;
+    println!("teachers' hand-out written to {}", teachers.display());
     // Its own target folder: cargo names a workspace member's artifacts
     // from its path *within* its workspace, so the hand-out's `testbed`
-    // and the repository's would overwrite each other's in a shared one
-    // (and the repository's tests would run the hand-out's binaries).
-    let test = cargo::command()
-        .args(["test", "--offline", "--locked", "--no-fail-fast"])
-        .env("CARGO_TARGET_DIR", target.join("handout-target"))
-        .current_dir(&out)
+    // and the repository's would overwrite each other's in a shared one.
+    let hand_out_target = target.join("handout-target");
+    // Every file must build: rustlings counts an exercise that does not
+    // compile as "not solved yet", which `dev check` wants of a starter.
+    let build = cargo::command()
+        .args(["build", "--offline", "--locked", "--bins", "--quiet"])
+        .env("CARGO_TARGET_DIR", &hand_out_target)
+        .current_dir(&teachers)
         .output()
-        .context("cannot run cargo test")?;
-    let log =
-        String::from_utf8_lossy(&test.stdout).into_owned() + &String::from_utf8_lossy(&test.stderr);
-    let failed = failed_packages(&log).with_context(|| {
-        format!(
-            "`cargo test --offline` did not build the hand-out, or did not run its tests:\n{log}"
-        )
-    })?;
-    let expected: BTreeSet<String> = names.iter().cloned().collect();
-    if failed != expected {
-        let passing: Vec<&String> = expected.difference(&failed).collect();
-        let others: Vec<&String> = failed.difference(&expected).collect();
+        .context("cannot run cargo build")?;
+    if !build.status.success() {
         bail!(
-            "in the hand-out, `cargo test` must fail in every starter and nowhere else; \
-             starters that passed: {passing:?}; other packages that failed: {others:?}\n{log}"
+            "the hand-out's exercises or solutions do not build:\n{}",
+            String::from_utf8_lossy(&build.stderr)
         );
     }
-    if log.matches(TODO).count() < names.len() {
-        bail!("the starters' tests do not all fail on a todo!():\n{log}");
+    let dev_check = Command::new("rustlings")
+        .args(["dev", "check"])
+        .env("CARGO_TARGET_DIR", &hand_out_target)
+        .current_dir(&teachers)
+        .output()
+        .context("cannot run rustlings: install it with `cargo install --locked rustlings`")?;
+    let log = String::from_utf8_lossy(&dev_check.stdout).into_owned()
+        + &String::from_utf8_lossy(&dev_check.stderr);
+    if !dev_check.status.success() {
+        bail!("`rustlings dev check` fails on the teachers' hand-out:\n{log}");
     }
     println!(
-        "cargo test --offline: builds; fails in the {} starters, on their todo!()s, and nowhere else",
+        "rustlings dev check: the {} exercises build and fail, their solutions pass and are formatted",
         names.len()
     );
 
+    let out = target.join("handout-check");
+    write(root, &out, Edition::Students)?;
+    println!("students' hand-out written to {}", out.display());
+    let manifest = std::fs::read_to_string(out.join("Cargo.toml"))?;
+    if out.join("solutions").exists() || manifest.contains("_sol\"") {
+        bail!("the students' hand-out holds solutions");
+    }
     let build = Command::new("mdbook")
         .arg("build")
         .arg(out.join("book"))
@@ -87,24 +93,6 @@ pub fn check(root: &Path) -> Result<()> {
     answers::check(&out, &solution_lines(root, &out, &names)?)
 }
 
-/// The packages whose tests failed, from `cargo test --no-fail-fast`'s
-/// summary (`-p NAME --lib`, ...); an error if nothing was tested.
-fn failed_packages(log: &str) -> Result<BTreeSet<String>> {
-    if log.contains("could not compile") || !log.contains("test result:") {
-        bail!("nothing was tested");
-    }
-    let mut failed = BTreeSet::new();
-    for line in log.lines() {
-        let line = line.trim();
-        if let Some(rest) = line.strip_prefix("`-p ")
-            && let Some(name) = rest.split_whitespace().next()
-        {
-            failed.insert(name.trim_end_matches('`').to_owned());
-        }
-    }
-    Ok(failed)
-}
-
 /// The lines of solutions found in the built book (see
 /// [`solution_lines`] for which lines count).
 fn solution_leaks(root: &Path, out: &Path, names: &[String]) -> Result<Vec<String>> {
@@ -121,18 +109,6 @@ fn solution_leaks(root: &Path, out: &Path, names: &[String]) -> Result<Vec<Strin
 mod tests {
     use super::*;
     use crate::handout::answers::regions;
-
-    #[test]
-    fn failed_packages_come_from_cargo_s_summary() -> Result<()> {
-        let log = "test result: FAILED. 0 passed; 2 failed\nerror: 2 targets failed:\n    `-p ch01-deadline --lib`\n    `-p ch02-respawn --test respawn`\n";
-        let failed = failed_packages(log)?;
-        assert_eq!(
-            failed.into_iter().collect::<Vec<_>>(),
-            ["ch01-deadline", "ch02-respawn"]
-        );
-        assert!(failed_packages("error: could not compile `x`").is_err());
-        Ok(())
-    }
 
     #[test]
     fn a_solution_line_in_the_built_book_is_a_leak() -> Result<()> {

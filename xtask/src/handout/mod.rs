@@ -28,6 +28,8 @@
 pub mod answers;
 mod book;
 mod check;
+pub mod rustlings;
+pub mod set;
 
 use std::path::Path;
 use std::process::Command;
@@ -37,7 +39,7 @@ use anyhow::{Context, Result, bail};
 pub use check::check;
 
 use crate::BadInput;
-use crate::starters::{self, copy_starter, exercises};
+use crate::starters;
 
 /// Top-level folders copied as they are (with `0*`, the stages).
 const COPIED: [&str; 4] = ["testbed", "bench", "spec", "docs"];
@@ -46,8 +48,18 @@ const FILES: [&str; 3] = ["ARCHITECTURE.md", ".gitignore", "rust-toolchain.toml"
 /// The book's pages that only the teachers' edition has.
 const TEACHERS: &str = "teachers";
 
-/// `cargo xtask handout DIR`.
-pub fn write(root: &Path, out: &Path) -> Result<()> {
+/// Who a hand-out is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edition {
+    /// The exercises only.
+    Students,
+    /// The exercises and, in `solutions/`, their solutions (what
+    /// `rustlings dev check` checks).
+    Teachers,
+}
+
+/// `cargo xtask handout [--teachers] DIR`.
+pub fn write(root: &Path, out: &Path, edition: Edition) -> Result<()> {
     if out.exists() && !out.is_dir() {
         // Once "Error: Not a directory (os error 20)", naming no path.
         return Err(BadInput(format!(
@@ -91,85 +103,61 @@ pub fn write(root: &Path, out: &Path) -> Result<()> {
         }
     }
 
-    let names = exercises(root)?;
-    for name in &names {
-        copy_starter(
-            &root.join(starters::EXERCISES).join(name),
-            &out.join(starters::DEFAULT_DIR).join(name),
-        )
-        .with_context(|| format!("exercise {name}"))?;
+    let places = set::book_order(root)?;
+    std::fs::create_dir_all(out.join("exercises"))?;
+    if edition == Edition::Teachers {
+        std::fs::create_dir_all(out.join("solutions"))?;
     }
-    std::fs::write(out.join("Cargo.toml"), manifest(root, &names)?)?;
+    for place in &places {
+        let files = rustlings::files(root, &place.name)?;
+        let file = format!("{}.rs", rustlings::ident(&place.name));
+        std::fs::write(out.join("exercises").join(&file), files.exercise)?;
+        if edition == Edition::Teachers {
+            std::fs::write(out.join("solutions").join(&file), files.solution)?;
+        }
+    }
+    std::fs::write(out.join("info.toml"), set::info_toml(root, &places, out)?)?;
+    std::fs::write(out.join("Cargo.toml"), set::manifest(root, &places, out)?)?;
     std::fs::copy(root.join("Cargo.lock"), out.join("Cargo.lock"))?;
     starters::trim_lock(out)?;
+    let ignore = std::fs::read_to_string(out.join(".gitignore")).unwrap_or_default();
+    std::fs::write(
+        out.join(".gitignore"),
+        ignore + "# rustlings' record of your progress\n.rustlings-state.txt\n",
+    )?;
 
     book::write(root, out)?;
+    let names: Vec<String> = places.iter().map(|p| p.name.clone()).collect();
     std::fs::write(out.join("README.md"), readme(&names))?;
     commit(out)?;
     Ok(())
 }
 
-/// The hand-out's workspace manifest: the repository's, with its members
-/// replaced by the crates the hand-out holds, the starters as the default
-/// members.
-fn manifest(root: &Path, starters: &[String]) -> Result<String> {
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
-    let mut lines = Vec::new();
-    let mut skipping = false;
-    for line in manifest.lines() {
-        if line.starts_with("members = [") || line.starts_with("default-members = [") {
-            skipping = !line.trim_end().ends_with(']');
-            if line.starts_with("members") {
-                lines.push(
-                    "members = [\"testbed\", \"0*\", \"bench\", \"spec\", \"book/starters/*\"]"
-                        .into(),
-                );
-                lines.push(
-                    "# `cargo test` runs the exercises; `cargo test --workspace` runs everything."
-                        .into(),
-                );
-                lines.push("default-members = [".into());
-                lines.extend(
-                    starters
-                        .iter()
-                        .map(|n| format!("    \"book/starters/{n}\",")),
-                );
-                lines.push("]".into());
-            }
-            continue;
-        }
-        if skipping {
-            skipping = !line.trim_start().starts_with(']');
-            continue;
-        }
-        lines.push(line.to_owned());
-    }
-    Ok(lines.join("\n") + "\n")
-}
-
-fn readme(starters: &[String]) -> String {
+fn readme(exercises: &[String]) -> String {
     format!(
         "# async-ladder: the exercises\n\n\
          Asynchronous I/O in Rust, rung by rung, from a blocking client to futures\n\
          on an executor of our own, with a book that explains each rung. This repository is the\n\
          students' edition: the stages, the testbed they run against, the book, and\n\
-         one crate per exercise in `book/starters/`.\n\n\
-         You need Linux, Rust 1.95 or later, and a C compiler (the results database\n\
-         compiles SQLite). Then:\n\n\
+         one file per exercise in `exercises/`, run by [rustlings](https://rustlings.rust-lang.org).\n\n\
+         You need Linux, Rust (rustup installs the version `rust-toolchain.toml` names), a C\n\
+         compiler (the results database compiles SQLite) and rustlings. Then:\n\n\
          ```console\n\
-         $ cargo run -p sync          # the first stage, against an embedded slow server\n\
-         $ cargo test                 # the exercises: every one fails until you solve it\n\
-         $ cargo test -p ch01-deadline\n\
-         $ cargo install --locked mdbook && mdbook serve book --open\n\
+         $ cargo run --bin check-setup    # can every chapter run here? each failed check says how to fix it\n\
+         $ cargo install --locked rustlings\n\
+         $ rustlings                      # the exercises, in the book's order\n\
          ```\n\n\
-         Each exercise's tests fail on a `todo!()` whose message is a question to\n\
-         start from; the book's chapter says how long it should take, and you are\n\
-         finished when its tests pass. `cargo test --workspace` also runs the\n\
-         stages' own tests.\n\n\
+         Rustlings shows the first exercise and reruns its tests each time you save it:\n\
+         write your code between a `// TODO:` line and its `// END TODO`, and only there.\n\
+         Press `h` for a hint (the chapter and section to reread, and the questions), `l`\n\
+         for the list, `n` for the next exercise once the tests pass. When tests fail the\n\
+         way a known mistake does, lines starting `hint:` below them ask about it.\n\n\
+         The book: `cargo install --locked mdbook && mdbook serve book --open`. A stage:\n\
+         `cargo run -p sync` (the first). `cargo test --workspace` runs the stages' own tests.\n\n\
          The exercises: {}.\n",
-        starters
+        exercises
             .iter()
-            .map(|n| format!("`{n}`"))
+            .map(|n| format!("`{}`", n.replace('-', "_")))
             .collect::<Vec<_>>()
             .join(", ")
     )
@@ -230,23 +218,4 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_manifest_lists_the_starters_as_default_members() -> Result<()> {
-        let root = crate::cargo::workspace_root();
-        let text = manifest(&root, &["ch01-deadline".to_owned()])?;
-        assert!(
-            text.contains(
-                "members = [\"testbed\", \"0*\", \"bench\", \"spec\", \"book/starters/*\"]"
-            )
-        );
-        assert!(text.contains("default-members = [\n    \"book/starters/ch01-deadline\",\n]"));
-        assert!(!text.contains("xtask") && !text.contains("book/exercises"));
-        Ok(())
-    }
 }
