@@ -30,9 +30,9 @@ use anyhow::{Context, Result, bail};
 use super::copy::{Copy, fill};
 use super::report::Cell;
 use super::{Args, grade};
-use crate::mistakes;
 use crate::scratch::{Regions, fresh_dir};
 use crate::starters::{EXERCISES, exercises};
+use crate::{handout, mistakes};
 
 /// The limit of the made-up class's runs: the hanging exercise costs this.
 const LIMIT: u64 = 20;
@@ -54,13 +54,7 @@ pub fn check(root: &Path) -> Result<()> {
     let base = root.join("target").join("grade-check");
     fresh_dir(&base)?;
     let handout = base.join("handout");
-    let xtask = std::env::current_exe().context("cannot find the xtask binary")?;
-    crate::cargo::run(
-        Command::new(&xtask)
-            .arg("handout")
-            .arg(&handout)
-            .current_dir(root),
-    )?;
+    handout::write(root, &handout, handout::Edition::Students)?;
     let class = base.join("class");
     std::fs::create_dir_all(&class)?;
     let students = ["complete", "empty", "two-mistakes", "no-compile", "hangs"];

@@ -18,12 +18,12 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use crate::BadInput;
+pub use crate::handout::rustlings::END_TODO;
+use crate::handout::rustlings::ident;
 
 /// The line that opens a region in a hand-out (trimmed, then matched as a
 /// prefix).
 pub const TODO: &str = "// TODO: ";
-/// The line that closes a region (trimmed, then matched whole).
-pub const END_TODO: &str = "// END TODO";
 /// What rustlings writes into the copy to remember where a student is: not
 /// the student's work, never flagged.
 const RUSTLINGS_STATE: &str = ".rustlings-state.txt";
@@ -103,7 +103,7 @@ impl Copy {
 
     /// The path, in the copy, of exercise `name`'s file.
     pub fn exercise_path(name: &str) -> String {
-        format!("exercises/{}.rs", name.replace('-', "_"))
+        format!("exercises/{}.rs", ident(name))
     }
 
     /// What the copy holds for the exercise `name`, whose solution has
