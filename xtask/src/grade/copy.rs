@@ -78,6 +78,17 @@ impl Copy {
             .into());
         }
         let dir = std::path::absolute(dir)?;
+        // A folder without a repository of its own would be read in the
+        // history of whatever repository holds it.
+        let top = git(&dir, &["rev-parse", "--show-toplevel"]).unwrap_or_default();
+        if std::fs::canonicalize(top.trim()).ok() != std::fs::canonicalize(&dir).ok() {
+            return Err(BadInput(format!(
+                "{} is not a git repository of its own: a copy is the repository `cargo xtask \
+                 handout` made, with its first commit",
+                dir.display()
+            ))
+            .into());
+        }
         let first = git(&dir, &["rev-list", "--max-parents=0", "HEAD"]).map_err(|e| {
             BadInput(format!(
                 "{} has no git history ({e}): a copy is the repository `cargo xtask handout` \
@@ -323,6 +334,92 @@ mod tests {
             fill(HANDED_OUT, &[None]).is_err(),
             "one body for two regions"
         );
+        Ok(())
+    }
+
+    /// A copy in a temporary folder: one exercise, `ch06-channel`, as
+    /// handed out, and a README, in one commit.
+    fn handed_out(name: &str) -> Result<PathBuf> {
+        let dir = std::env::temp_dir().join(format!("xtask-copy-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("exercises"))?;
+        std::fs::write(dir.join("info.toml"), "format_version = 1\n")?;
+        std::fs::write(dir.join("README.md"), "read me\n")?;
+        std::fs::write(dir.join(".gitignore"), "target/\n")?;
+        std::fs::write(dir.join("exercises/ch06_channel.rs"), HANDED_OUT)?;
+        git(&dir, &["init", "-q"])?;
+        git(&dir, &["add", "-A"])?;
+        git(
+            &dir,
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "-qm",
+                "hand-out",
+            ],
+        )?;
+        Ok(dir)
+    }
+
+    #[test]
+    fn a_copy_s_work_and_its_changes_outside_the_regions_are_found() -> Result<()> {
+        let dir = handed_out("work")?;
+        let copy = Copy::open(&dir)?;
+        let names = ["ch06-channel".to_owned()];
+        let untouched = copy.work("ch06-channel", 2)?;
+        let unchanged = copy.other_changes(&names)?;
+
+        let path = dir.join("exercises/ch06_channel.rs");
+        std::fs::write(&path, fill(HANDED_OUT, &[Some("    7".into()), None])?)?;
+        let started = copy.work("ch06-channel", 2)?;
+        std::fs::write(
+            &path,
+            format!("// mine\n{}", std::fs::read_to_string(&path)?),
+        )?;
+        let edited = copy.work("ch06-channel", 2)?;
+        let wrong_count = copy.work("ch06-channel", 3)?;
+        std::fs::write(dir.join("README.md"), "changed\n")?;
+        std::fs::write(dir.join("notes.txt"), "new\n")?;
+        std::fs::write(dir.join(RUSTLINGS_STATE), "state\n")?;
+        std::fs::create_dir_all(dir.join("target"))?;
+        std::fs::write(dir.join("target/x"), "built\n")?;
+        let changes = copy.other_changes(&names)?;
+        std::fs::remove_file(&path)?;
+        let gone = copy.work("ch06-channel", 2)?;
+        let gone_listed = copy.other_changes(&names)?;
+        std::fs::remove_dir_all(&dir)?;
+
+        assert_eq!(untouched, (Work::NotStarted, false));
+        assert!(unchanged.is_empty(), "{unchanged:?}");
+        let bodies = vec!["    7\n".to_owned(), "        todo!(\"two\")\n".to_owned()];
+        assert_eq!(started, (Work::Started(bodies.clone()), false));
+        assert_eq!(edited, (Work::Started(bodies), true));
+        assert!(
+            matches!(wrong_count.0, Work::MarkersBroken(_)),
+            "{wrong_count:?}"
+        );
+        assert_eq!(changes, ["README.md", "notes.txt"]);
+        assert!(matches!(gone.0, Work::MarkersBroken(_)), "{gone:?}");
+        assert!(gone_listed.contains(&"exercises/ch06_channel.rs".to_owned()));
+        Ok(())
+    }
+
+    #[test]
+    fn a_folder_that_is_not_a_copy_is_bad_input() -> Result<()> {
+        let dir = handed_out("bad")?;
+        let inner = dir.join("exercises");
+        std::fs::create_dir_all(inner.join("exercises"))?;
+        std::fs::write(inner.join("info.toml"), "")?;
+        let nested = Copy::open(&inner);
+        let missing = Copy::open(&dir.join("nowhere"));
+        std::fs::remove_dir_all(&dir)?;
+        for result in [nested, missing] {
+            let error = result.expect_err("not a copy");
+            assert!(error.is::<BadInput>(), "{error}");
+        }
         Ok(())
     }
 
