@@ -27,6 +27,12 @@
 //!   without solutions); `cargo xtask check-handout` makes one and checks
 //!   that its tests fail only in the starters and its book shows no
 //!   solution.
+//! - `cargo xtask grade COPY...`: grades a class, each student's copy of
+//!   the hand-out by the solutions' tests, every started exercise built in
+//!   one workspace and run under a time limit ([`grade`]); writes
+//!   `results.json` per student and exercise and the class's table;
+//!   `cargo xtask check-grade` grades a made-up class of five and checks
+//!   every cell.
 //! - `cargo xtask figures`: reruns the stages that made the book's figures
 //!   and rewrites them (timelines and their figure tables);
 //!   `cargo xtask figures --check` reruns them and fails if a committed

@@ -403,7 +403,12 @@ mod tests {
         };
         let limit = Duration::from_millis(300);
         let run = run(&[waits("one"), waits("two")], None, &logs, limit)?;
+        let second_ran = logs.join("two.log").exists();
         std::fs::remove_dir_all(&logs)?;
+        assert!(
+            !second_ran,
+            "the first binary used the exercise's whole limit"
+        );
         assert!(run.timed_out);
         let statuses: Vec<Status> = run.tests.iter().map(|t| t.status).collect();
         assert_eq!(statuses, [Status::Hung, Status::Hung]);
