@@ -192,9 +192,9 @@ impl Copy {
 /// use xtask::grade::copy::split;
 ///
 /// let file = "fn f() -> u32 {\n    // TODO: one\n    1\n    // END TODO\n}\n";
-/// let split = split(file)?;
-/// assert_eq!(split.bodies, ["    1\n"]);
-/// assert_eq!(split.outside, "fn f() -> u32 {\n    // TODO: one\n    // END TODO\n}\n");
+/// let parts = split(file)?;
+/// assert_eq!(parts.bodies, ["    1\n"]);
+/// assert_eq!(parts.outside, "fn f() -> u32 {\n    // TODO: one\n    // END TODO\n}\n");
 /// assert!(split("    // TODO: one\n}\n").is_err(), "a region must end");
 /// # anyhow::Ok(())
 /// ```
