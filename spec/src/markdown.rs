@@ -1,7 +1,7 @@
 //! The suite's results as Markdown for the book: the table of every
 //! behaviour against every runtime (`--all --markdown`), and one
-//! scenario's traces side by side (`--traces`). `cargo xtask figures`
-//! writes them into the book's figures, and its `--check` runs them again.
+//! scenario's traces side by side (`--traces`). The book's figures are
+//! written from them, and CI runs them again to check the figures.
 //!
 //! Both read on a phone: one small table per group of behaviours, short
 //! column heads that wrap, a difference's reason in a numbered note under

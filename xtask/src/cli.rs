@@ -113,9 +113,16 @@ pub enum Task {
         /// `rustlings dev check` runs.
         #[arg(long)]
         teachers: bool,
+        /// For a lab without internet: also the crates' sources
+        /// (`cargo vendor` into DIR/vendor, with DIR/.cargo/config.toml
+        /// pointing cargo there) and the book built (DIR/book/book).
+        #[arg(long)]
+        offline: bool,
     },
     /// Makes a hand-out in the target folder and checks that its tests fail
-    /// only in the starters and that its book shows no solution.
+    /// only in the starters, that its book shows no solution, that its
+    /// pages and comments cite no path or command it leaves out, and that
+    /// made offline it resolves every crate with no network.
     CheckHandout,
     /// Grades a class: each student's copy of the hand-out, by the
     /// solutions' tests; writes results.json per student and exercise and
@@ -159,13 +166,20 @@ impl Task {
             }
             Task::Mistakes { names } => mistakes::main(root, &names),
             Task::Mutants => mutants::main(root),
-            Task::Handout { dir, teachers } => {
+            Task::Handout {
+                dir,
+                teachers,
+                offline,
+            } => {
                 let edition = if teachers {
                     handout::Edition::Teachers
                 } else {
                     handout::Edition::Students
                 };
                 handout::write(root, &dir, edition)?;
+                if offline {
+                    handout::offline::make(&dir)?;
+                }
                 println!("hand-out written to {}", dir.display());
                 Ok(())
             }
@@ -236,6 +250,7 @@ mod tests {
             &["starters", "/tmp/starters"],
             &["check-exercises"],
             &["handout", "../ladder-students"],
+            &["handout", "--offline", "../ladder-lab"],
             &["check-handout"],
             &["figures"],
             &["figures", "ch01-sync", "ch02-fork"],

@@ -24,9 +24,11 @@
 //!   the exercises' marked regions ([`mutants`]; too slow for CI).
 //! - `cargo xtask handout DIR`: writes the students' repository (stages,
 //!   testbed, starters as workspace members, a `Cargo.lock`, the book
-//!   without solutions); `cargo xtask check-handout` makes one and checks
-//!   that its tests fail only in the starters and its book shows no
-//!   solution.
+//!   without solutions; with `--offline`, the crates' sources vendored and
+//!   the book built, for a lab without internet); `cargo xtask
+//!   check-handout` makes one and checks that its tests fail only in the
+//!   starters, its book shows no solution, its pages cite no path or
+//!   command it leaves out, and its offline copy resolves with no network.
 //! - `cargo xtask grade COPY...`: grades a class, each student's copy of
 //!   the hand-out by the solutions' tests, every started exercise built in
 //!   one workspace and run under a time limit ([`grade`]); writes

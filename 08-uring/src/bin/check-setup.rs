@@ -1,4 +1,4 @@
-//! `cargo run --bin check-setup`: is this machine ready for the book?
+//! `cargo run -p uring --bin check-setup`: is this machine ready for the book?
 //!
 //! The first command of a course, before the first exercise: a machine
 //! that cannot run a chapter should say so now, with the fix, not in the
@@ -6,8 +6,9 @@
 //! the book needs of the machine: the operating system, the kernel,
 //! whether io_uring is allowed (Docker's default seccomp profile refuses
 //! it, and chapter 9 cannot run without it), the limit on open
-//! descriptors (chapter 4 holds 1,100 connections in one process), and
-//! the Rust toolchain.
+//! descriptors (chapter 4 holds 1,100 connections in one process), the
+//! Rust toolchain (against the version `rust-toolchain.toml` pins), and a
+//! C compiler (the results database builds SQLite).
 //!
 //! It lives in stage 8's crate because it asks the kernel for a ring the
 //! way stage 8 does (`uring::setup::probe`), and so says what stage 8
@@ -42,7 +43,13 @@ enum Verdict {
 }
 
 fn main() -> ExitCode {
-    let checks = [system(), io_uring(), descriptors(), toolchain()];
+    let checks = [
+        system(),
+        io_uring(),
+        descriptors(),
+        toolchain(),
+        c_compiler(),
+    ];
     println!("async-ladder: checking this machine for the book");
     for check in &checks {
         let mark = match check.verdict {
@@ -54,7 +61,10 @@ fn main() -> ExitCode {
     }
     let failed = checks.iter().filter(|c| c.verdict == Verdict::Fail).count();
     if failed == 0 {
-        println!("Every chapter can run here. Next: chapter 1, `cargo run -p sync`.");
+        println!(
+            "Every chapter can run here. Next: chapter 1 (`cargo run -p sync`), and in the \
+             students' copy the exercises (`rustlings`)."
+        );
         ExitCode::SUCCESS
     } else {
         println!(
@@ -124,7 +134,9 @@ fn io_uring() -> Check {
             what,
             said: format!(
                 "chapter 9 (08-uring), its exercises {URING_EXERCISES} and the race's io_uring \
-                 rows cannot run here; every other chapter can. {why}"
+                 rows cannot run here; every other chapter can. {why}. In Docker: a seccomp \
+                 profile that allows io_uring_setup, io_uring_enter and io_uring_register \
+                 (`--security-opt seccomp=PROFILE.json`)"
             ),
         },
     }
@@ -164,30 +176,118 @@ fn descriptors() -> Check {
     }
 }
 
-/// The Rust toolchain: this program compiled, so cargo is there and new
-/// enough for the workspace; say which one, and whether `rustc` on the
-/// PATH is the same.
+/// The Rust toolchain CI builds with, from the repository's
+/// `rust-toolchain.toml` (the hand-out ships the same file).
+const TOOLCHAIN_FILE: &str = include_str!("../../../rust-toolchain.toml");
+
+/// The Rust toolchain: `rustc` on the PATH (through rustup, the one
+/// `rust-toolchain.toml` pins, installed on first use) against the
+/// workspace's `rust-version` (older fails: nothing builds) and the pin
+/// (another version is a note: it builds, but CI's numbers and messages
+/// were made with the pin).
 fn toolchain() -> Check {
     let what = "toolchain";
     let needs = env!("CARGO_PKG_RUST_VERSION");
-    let found = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned()))
+    let pinned = pinned_channel(TOOLCHAIN_FILE).unwrap_or(needs);
+    let found = Command::new("rustc")
         .arg("--version")
         .output()
         .ok()
         .filter(|out| out.status.success())
         .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
-    match found {
-        Some(version) => Check {
-            verdict: Verdict::Ok,
+    let Some(version) = found else {
+        return Check {
+            verdict: Verdict::Fail,
             what,
-            said: format!("{version}: the workspace needs Rust {needs} or later"),
-        },
-        None => Check {
+            said: format!(
+                "no `rustc` on the PATH: every chapter needs Rust {needs} or later; install \
+                 rustup (https://rustup.rs), which then installs Rust {pinned} here by itself"
+            ),
+        };
+    };
+    let number = version.split_whitespace().nth(1).unwrap_or("0");
+    if version_key(number) < version_key(needs) {
+        return Check {
+            verdict: Verdict::Fail,
+            what,
+            said: format!(
+                "{version}: every chapter needs Rust {needs} or later; run `rustup update`, or \
+                 `rustup toolchain install {pinned}` (the version rust-toolchain.toml pins)"
+            ),
+        };
+    }
+    if version_key(number) != version_key(pinned) {
+        return Check {
             verdict: Verdict::Note,
             what,
             said: format!(
-                "no `rustc` on the PATH (cargo found one to build this): the workspace needs \
-                 Rust {needs} or later; install it with rustup"
+                "{version}: new enough (Rust {needs} or later), but rust-toolchain.toml pins \
+                 {pinned}, the version the book's outputs come from; `rustup toolchain install \
+                 {pinned}` gives you the same"
+            ),
+        };
+    }
+    Check {
+        verdict: Verdict::Ok,
+        what,
+        said: format!("{version}: the version rust-toolchain.toml pins"),
+    }
+}
+
+/// `channel = "1.95.0"` in a `rust-toolchain.toml`.
+fn pinned_channel(file: &str) -> Option<&str> {
+    file.lines()
+        .filter_map(|l| l.trim().strip_prefix("channel"))
+        .filter_map(|rest| rest.trim_start().strip_prefix('='))
+        .map(|v| v.trim().trim_matches('"'))
+        .next()
+}
+
+/// `1.95.0` → [1, 95, 0]; `1.95` → [1, 95, 0]: comparable as a whole.
+fn version_key(version: &str) -> [u32; 3] {
+    let mut key = [0; 3];
+    for (slot, part) in key.iter_mut().zip(version.split('.')) {
+        *slot = part
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
+    }
+    key
+}
+
+/// A C compiler: the testbed's results database is rusqlite with its
+/// SQLite bundled, a C file compiled on the first build, and every stage
+/// records its runs there. (This program links that database too, so where
+/// it runs, SQLite was built once; a fresh clone or `cargo clean` builds
+/// it again.) The `cc` crate that compiles it looks at `$CC`, then `cc`.
+fn c_compiler() -> Check {
+    let what = "C compiler";
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let found = Command::new(&compiler)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .and_then(|out| {
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .next()
+                .map(str::to_owned)
+        });
+    match found {
+        Some(first_line) => Check {
+            verdict: Verdict::Ok,
+            what,
+            said: format!("`{compiler}`: {first_line} (it compiles SQLite for the results)"),
+        },
+        None => Check {
+            verdict: Verdict::Fail,
+            what,
+            said: format!(
+                "no `{compiler}`: every chapter's build compiles SQLite (the results database) \
+                 with it; install one (`sudo apt install build-essential`, `sudo dnf install \
+                 gcc`, or set CC to a C compiler)"
             ),
         },
     }
@@ -195,7 +295,19 @@ fn toolchain() -> Check {
 
 #[cfg(test)]
 mod tests {
-    use super::kernel_version;
+    use super::{kernel_version, pinned_channel, version_key};
+
+    #[test]
+    fn the_pin_and_versions_compare_by_number() {
+        assert_eq!(
+            pinned_channel("[toolchain]\nchannel = \"1.95.0\"\n"),
+            Some("1.95.0")
+        );
+        assert_eq!(pinned_channel("[toolchain]\n"), None);
+        assert!(version_key("1.95.0") > version_key("1.9.0"));
+        assert_eq!(version_key("1.95"), version_key("1.95.0"));
+        assert!(version_key("1.96.0-nightly") > version_key("1.95.1"));
+    }
 
     #[test]
     fn kernel_versions_read_their_first_two_numbers() {

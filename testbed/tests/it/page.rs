@@ -97,7 +97,7 @@ fn the_page_inlines_its_data_and_fetches_nothing() {
     );
     let data: Value = serde_json::from_str(data).expect("the data is JSON");
     assert_eq!(data["runs"][0]["id"].as_array().unwrap().len(), 20);
-    // `cargo xtask figures --check` reads each run's report from the page.
+    // CI's check of the book's figures reads each run's report from the page.
     assert_eq!(data["runs"][0]["report"]["items"], 20);
     assert!(page.contains("10 loop wake-ups drawn (3 more not kept)"));
 }

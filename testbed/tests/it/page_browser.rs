@@ -5,8 +5,8 @@
 //! The driving is `tests/browser/page.py` (Playwright for Python against the
 //! system's Chromium): this test writes the pages it drives, runs it, and
 //! fails with what it printed. It skips, saying why, where Chromium or
-//! Playwright is not installed (`.ci/run` installs both, and axe-core for
-//! the accessibility check).
+//! Playwright is not installed (CI installs both, and axe-core for the
+//! accessibility check).
 
 use std::path::Path;
 use std::process::Command;

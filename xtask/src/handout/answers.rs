@@ -104,7 +104,11 @@ fn page_problems(src: &Path, solution_lines: &[(String, String)]) -> Result<Vec<
                     n + 1
                 ));
             }
-            if line.contains("../exercises/") {
+            // `../../exercises/NAME.rs` is the student's own file.
+            if line
+                .replace("../../exercises/", "")
+                .contains("../exercises/")
+            {
                 problems.push(format!("{name}:{}: includes a solution crate", n + 1));
             }
             let trimmed = line.trim();

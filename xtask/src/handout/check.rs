@@ -15,7 +15,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use super::answers::{self, gather, solution_lines};
-use super::{Edition, TEACHERS, write};
+use super::{Edition, TEACHERS, offline, refs, write};
 use crate::cargo;
 use crate::figures::svg::escape;
 use crate::starters::{self, exercises};
@@ -90,7 +90,41 @@ pub fn check(root: &Path) -> Result<()> {
         bail!("the hand-out holds the solutions or the teachers' pages");
     }
     println!("mdbook build: succeeds, and no line of any solution is in its output");
-    answers::check(&out, &solution_lines(root, &out, &names)?)
+    answers::check(&out, &solution_lines(root, &out, &names)?)?;
+    cites_only_what_it_holds(root, &out)?;
+    offline_copy_builds_without_network(&out)
+}
+
+/// The hand-out's pages and comments cite no path or command it leaves
+/// out (see [`refs`]).
+fn cites_only_what_it_holds(root: &Path, out: &Path) -> Result<()> {
+    let mut repository = Vec::new();
+    for entry in std::fs::read_dir(root)? {
+        repository.push(entry?.file_name().to_string_lossy().into_owned());
+    }
+    let dangling = refs::dangling(out, &repository)?;
+    if !dangling.is_empty() {
+        bail!(
+            "the hand-out cites what it does not hold (rephrase the source, or mark the \
+             passage <!-- repository-only --> ... <!-- /repository-only -->):\n  {}",
+            dangling
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n  ")
+        );
+    }
+    println!("its pages and comments cite only paths it holds, and no `cargo xtask`");
+    Ok(())
+}
+
+/// The same hand-out made offline (`--offline`) resolves every crate from
+/// its own `vendor/`, with an empty `CARGO_HOME` and no network.
+fn offline_copy_builds_without_network(out: &Path) -> Result<()> {
+    offline::make(out)?;
+    offline::check(out)?;
+    println!("--offline: cargo metadata resolves every crate from vendor/ with no network");
+    Ok(())
 }
 
 /// The lines of solutions found in the built book (see

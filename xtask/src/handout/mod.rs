@@ -28,6 +28,8 @@
 pub mod answers;
 mod book;
 mod check;
+pub mod offline;
+pub mod refs;
 pub mod rustlings;
 pub mod set;
 
@@ -129,6 +131,7 @@ pub fn write(root: &Path, out: &Path, edition: Edition) -> Result<()> {
     book::write(root, out)?;
     let names: Vec<String> = places.iter().map(|p| p.name.clone()).collect();
     std::fs::write(out.join("README.md"), readme(&names))?;
+    refs::strip(out)?;
     commit(out)?;
     Ok(())
 }
@@ -143,7 +146,7 @@ fn readme(exercises: &[String]) -> String {
          You need Linux, Rust (rustup installs the version `rust-toolchain.toml` names), a C\n\
          compiler (the results database compiles SQLite) and rustlings. Then:\n\n\
          ```console\n\
-         $ cargo run --bin check-setup    # can every chapter run here? each failed check says how to fix it\n\
+         $ cargo run -p uring --bin check-setup   # can every chapter run here? a failed check says how to fix it\n\
          $ cargo install --locked rustlings\n\
          $ rustlings                      # the exercises, in the book's order\n\
          ```\n\n\

@@ -27,21 +27,32 @@ pub struct Place {
     pub section: String,
 }
 
-/// Every exercise, in the order the book includes them: the chapters in
-/// `SUMMARY.md`'s order, and within a chapter by the line of its include.
+/// Every exercise, in the order the book asks for them: the chapters in
+/// `SUMMARY.md`'s order, and within a chapter by the line that includes
+/// its starter (`../starters/NAME/...`), or else by the first line that
+/// names it (`cargo test -p NAME`).
 pub fn book_order(root: &Path) -> Result<Vec<Place>> {
     let src = root.join("book/src");
     let summary = std::fs::read_to_string(src.join("SUMMARY.md"))?;
     let names = exercises(root)?;
-    let mut places = Vec::new();
-    for page in summary.lines().filter_map(|l| {
-        let target = l.split("](").nth(1)?.split(')').next()?;
+    // (how it was found: 0 included, 1 named; page; line) -> place
+    let mut found: Vec<((u8, usize, usize), Place)> = Vec::new();
+    // The numbered chapters only (`- [Title](page.md)`), not the
+    // introduction or the appendices.
+    let pages = summary.lines().filter_map(|l| {
+        let target = l
+            .strip_prefix("- [")?
+            .split("](")
+            .nth(1)?
+            .split(')')
+            .next()?;
         (!target.contains('/')).then(|| target.to_owned())
-    }) {
+    });
+    for (page_index, page) in pages.enumerate() {
         let text = std::fs::read_to_string(src.join(&page))?;
         let mut chapter = String::new();
         let mut section = String::new();
-        for line in text.lines() {
+        for (n, line) in text.lines().enumerate() {
             if let Some(title) = line.strip_prefix("# ") {
                 if chapter.is_empty() {
                     chapter = title.trim().to_owned();
@@ -49,33 +60,49 @@ pub fn book_order(root: &Path) -> Result<Vec<Place>> {
             } else if line.starts_with("## ") || line.starts_with("### ") {
                 section = line.trim_start_matches('#').trim().to_owned();
             }
-            // Chapters include the starters (`../starters/NAME/...`) or
-            // name them (`book/starters/NAME`).
-            let Some(at) = line.find("starters/") else {
-                continue;
-            };
-            let name = line[at + "starters/".len()..]
-                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-                .next()
-                .unwrap_or_default();
-            if names.iter().any(|n| n == name) && !places.iter().any(|p: &Place| p.name == name) {
-                places.push(Place {
-                    name: name.to_owned(),
-                    page: page.clone(),
-                    chapter: chapter.clone(),
-                    section: section.clone(),
-                });
+            for name in &names {
+                let how = if line.contains(&format!("starters/{name}/")) {
+                    0
+                } else if names_it(line, name) {
+                    1
+                } else {
+                    continue;
+                };
+                found.push((
+                    (how, page_index, n),
+                    Place {
+                        name: name.clone(),
+                        page: page.clone(),
+                        chapter: chapter.clone(),
+                        section: section.clone(),
+                    },
+                ));
             }
         }
     }
+    found.sort_by_key(|(key, _)| *key);
+    let mut places: Vec<((usize, usize), Place)> = Vec::new();
+    for ((_, page, line), place) in found {
+        if !places.iter().any(|(_, p)| p.name == place.name) {
+            places.push(((page, line), place));
+        }
+    }
+    places.sort_by_key(|(at, _)| *at);
     let missing: Vec<&String> = names
         .iter()
-        .filter(|n| !places.iter().any(|p| &p.name == *n))
+        .filter(|n| !places.iter().any(|(_, p)| &p.name == *n))
         .collect();
     if !missing.is_empty() {
-        bail!("no chapter includes these exercises, so they have no place in the set: {missing:?}");
+        bail!("no chapter names these exercises, so they have no place in the set: {missing:?}");
     }
-    Ok(places)
+    Ok(places.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Does `line` name the exercise `name` as a word of its own?
+fn names_it(line: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    line.match_indices(name)
+        .any(|(at, _)| !line[..at].ends_with(word) && !line[at + name.len()..].starts_with(word))
 }
 
 /// The questions of an exercise's marked regions, in order.
@@ -244,6 +271,17 @@ mod tests {
         assert_eq!(places[0].name, "ch01-deadline");
         assert!(places.iter().all(|p| !p.section.is_empty()));
         Ok(())
+    }
+
+    #[test]
+    fn a_name_is_found_as_a_word_only() {
+        assert!(names_it(
+            "run `cargo test -p ch08-runtime stage_3`",
+            "ch08-runtime"
+        ));
+        assert!(names_it("exercise `ch08-runtime`.", "ch08-runtime"));
+        assert!(!names_it("`ch08-runtime-x`", "ch08-runtime"));
+        assert!(!names_it("xch08-runtime", "ch08-runtime"));
     }
 
     #[test]

@@ -23,8 +23,8 @@ use crate::timeline::{Service, Timeline};
 pub(super) struct Run<'a> {
     /// The run's name (its stage).
     label: String,
-    /// The run's report, whole: what `cargo xtask figures --check` compares
-    /// with the figure's recorded runs.
+    /// The run's report, whole: what CI's check of the book's figures
+    /// compares with the figure's recorded runs.
     report: &'a Report,
     /// Little's ideal throughput, items/s (none at zero latency).
     ideal: Option<f64>,
