@@ -218,3 +218,36 @@ pub fn grade(root: &Path, args: &Args) -> Result<Class> {
     std::fs::write(out.join("class.html"), class.html())?;
     Ok(class)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_copies_of_one_name_are_bad_input() -> Result<()> {
+        let one = copy::tests::handed_out("same-a")?;
+        let other = copy::tests::handed_out("same-b")?;
+        let twin = one
+            .with_file_name("twins")
+            .join(other.file_name().unwrap_or_default());
+        std::fs::create_dir_all(twin.parent().unwrap_or(&one))?;
+        std::fs::rename(&other, &twin)?;
+        let renamed = one.with_file_name(other.file_name().unwrap_or_default());
+        std::fs::rename(&one, &renamed)?;
+        let args = Args {
+            limit: 1,
+            out: None,
+            copies: vec![renamed.clone(), twin.clone()],
+        };
+        let result = grade(&crate::cargo::workspace_root(), &args);
+        std::fs::remove_dir_all(&renamed)?;
+        std::fs::remove_dir_all(twin.parent().unwrap_or(&twin))?;
+        let error = result.expect_err("two students of one name");
+        assert!(error.is::<BadInput>(), "{error}");
+        assert!(
+            error.to_string().contains("two copies are named"),
+            "{error}"
+        );
+        Ok(())
+    }
+}

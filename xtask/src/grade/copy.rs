@@ -290,7 +290,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const HANDED_OUT: &str = "//! Two regions.\nfn f() -> u32 {\n    // TODO: one\n    todo!(\"one\")\n    // END TODO\n}\nmod m {\n    fn g() {\n        // TODO: two\n        todo!(\"two\")\n        // END TODO\n    }\n}\n";
@@ -339,7 +339,7 @@ mod tests {
 
     /// A copy in a temporary folder: one exercise, `ch06-channel`, as
     /// handed out, and a README, in one commit.
-    fn handed_out(name: &str) -> Result<PathBuf> {
+    pub(crate) fn handed_out(name: &str) -> Result<PathBuf> {
         let dir = std::env::temp_dir().join(format!("xtask-copy-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("exercises"))?;
