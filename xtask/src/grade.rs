@@ -227,10 +227,10 @@ mod tests {
     fn two_copies_of_one_name_are_bad_input() -> Result<()> {
         let one = copy::tests::handed_out("same-a")?;
         let other = copy::tests::handed_out("same-b")?;
-        let twin = one
-            .with_file_name("twins")
-            .join(other.file_name().unwrap_or_default());
-        std::fs::create_dir_all(twin.parent().unwrap_or(&one))?;
+        // `other`'s folder, moved elsewhere; `one` takes its name.
+        let twins = std::env::temp_dir().join(format!("xtask-twins-{}", std::process::id()));
+        std::fs::create_dir_all(&twins)?;
+        let twin = twins.join(other.file_name().unwrap_or_default());
         std::fs::rename(&other, &twin)?;
         let renamed = one.with_file_name(other.file_name().unwrap_or_default());
         std::fs::rename(&one, &renamed)?;
@@ -241,7 +241,7 @@ mod tests {
         };
         let result = grade(&crate::cargo::workspace_root(), &args);
         std::fs::remove_dir_all(&renamed)?;
-        std::fs::remove_dir_all(twin.parent().unwrap_or(&twin))?;
+        std::fs::remove_dir_all(&twins)?;
         let error = result.expect_err("two students of one name");
         assert!(error.is::<BadInput>(), "{error}");
         assert!(
