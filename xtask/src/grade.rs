@@ -43,7 +43,7 @@ use report::{Class, Outcome};
 
 use crate::BadInput;
 use crate::scratch::{Regions, Scratch};
-use crate::starters::{EXERCISES, exercises};
+use crate::starters::EXERCISES;
 
 /// Where the class's crates are built, under `target/`.
 const SCRATCH: &str = "grade-scratch";
@@ -106,7 +106,11 @@ pub fn grade(root: &Path, args: &Args) -> Result<Class> {
             .into());
         }
     }
-    let names = exercises(root)?;
+    // In the order the book asks for them, as the hand-out lists them.
+    let names: Vec<String> = crate::handout::set::book_order(root)?
+        .into_iter()
+        .map(|place| place.name)
+        .collect();
     let mut regions = Vec::new();
     for name in &names {
         regions.push(Regions::find(&root.join(EXERCISES).join(name))?.len());

@@ -206,7 +206,8 @@ impl Class {
     pub fn html(&self) -> String {
         let mut out = String::from(
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <title>The class's exercises</title>\n</head>\n<body>\n<table>\n\
+             <title>The class's exercises</title>\n</head>\n<body>\n\
+             <h1>The class's exercises</h1>\n<table>\n\
              <caption>Each student's exercises, graded by the solutions' tests</caption>\n\
              <thead>\n<tr><th scope=\"col\">Student</th>",
         );
@@ -226,7 +227,7 @@ impl Class {
                 escape(&self.changed_text(s))
             ));
         }
-        out.push_str("</tbody>\n</table>\n<ul>\n");
+        out.push_str("</tbody>\n</table>\n<h2>Each exercise</h2>\n<ul>\n");
         for line in self.summary() {
             out.push_str(&format!("<li>{}</li>\n", escape(&line)));
         }
