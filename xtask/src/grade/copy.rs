@@ -57,6 +57,8 @@ pub struct Split {
     pub bodies: Vec<String>,
     /// The file with every region's code left out (its marker lines kept).
     pub outside: String,
+    /// The `// TODO:` line (trimmed) that opens each region.
+    pub openers: Vec<String>,
 }
 
 impl Copy {
@@ -127,7 +129,7 @@ impl Copy {
         let Ok(now) = std::fs::read_to_string(self.dir.join(&path)) else {
             return Ok((Work::MarkersBroken(format!("{path} is gone")), true));
         };
-        let now = match split(&now) {
+        let now = match split_like(&now, &original.openers) {
             Ok(now) => now,
             Err(why) => return Ok((Work::MarkersBroken(why.to_string()), true)),
         };
@@ -199,30 +201,58 @@ impl Copy {
 /// # anyhow::Ok(())
 /// ```
 pub fn split(text: &str) -> Result<Split> {
-    let mut bodies = Vec::new();
-    let mut outside = String::new();
+    split_with(text, None)
+}
+
+/// Splits a student's exercise file whose hand-out opened its regions
+/// with `openers` (the `// TODO:` lines, trimmed, in order): only those
+/// lines open a region, so a `// TODO:` of the student's own, inside or
+/// outside a region, is code like any other.
+pub fn split_like(text: &str, openers: &[String]) -> Result<Split> {
+    split_with(text, Some(openers))
+}
+
+fn split_with(text: &str, openers: Option<&[String]>) -> Result<Split> {
+    let mut split = Split {
+        bodies: Vec::new(),
+        outside: String::new(),
+        openers: Vec::new(),
+    };
     let mut open: Option<(usize, String)> = None;
     for (n, line) in text.lines().enumerate() {
         let trimmed = line.trim();
-        let is_end = trimmed == END_TODO;
+        let opens = match openers {
+            None => trimmed.starts_with(TODO),
+            // The next region's opener (the one after, inside a region).
+            Some(openers) => openers
+                .get(split.bodies.len() + usize::from(open.is_some()))
+                .is_some_and(|o| o == trimmed),
+        };
         match &mut open {
-            None if is_end => bail!("line {}: `{END_TODO}` without a `// TODO:`", n + 1),
-            None => {
-                if trimmed.starts_with(TODO) {
-                    open = Some((n, String::new()));
-                }
-                outside.push_str(line);
-                outside.push('\n');
+            None if trimmed == END_TODO => {
+                bail!("line {}: `{END_TODO}` without its `// TODO:`", n + 1)
             }
-            Some((begun, _)) if trimmed.starts_with(TODO) => bail!(
-                "line {}: a `// TODO:` inside the region of line {}",
-                n + 1,
-                *begun + 1
-            ),
-            Some(_) if is_end => {
-                bodies.push(open.take().map(|(_, b)| b).unwrap_or_default());
-                outside.push_str(line);
-                outside.push('\n');
+            None => {
+                if opens {
+                    open = Some((n, String::new()));
+                    split.openers.push(trimmed.to_owned());
+                }
+                split.outside.push_str(line);
+                split.outside.push('\n');
+            }
+            Some((begun, _)) if opens || (openers.is_none() && trimmed.starts_with(TODO)) => {
+                bail!(
+                    "line {}: a `// TODO:` inside the region of line {}",
+                    n + 1,
+                    *begun + 1
+                )
+            }
+            Some(_) if trimmed == END_TODO => {
+                split
+                    .bodies
+                    .push(open.take().map(|(_, b)| b).unwrap_or_default());
+                split.outside.push_str(line);
+                split.outside.push('\n');
             }
             Some((_, body)) => {
                 body.push_str(line);
@@ -236,7 +266,7 @@ pub fn split(text: &str) -> Result<Split> {
             begun + 1
         );
     }
-    Ok(Split { bodies, outside })
+    Ok(split)
 }
 
 /// `text` with each region's code replaced by `bodies`, in order (how the
@@ -319,6 +349,27 @@ pub(crate) mod tests {
             "nested"
         );
         assert!(split("// TODO: a\nx\n").is_err(), "never closed");
+    }
+
+    #[test]
+    fn a_student_s_own_todo_is_code_and_a_changed_opener_breaks_the_markers() -> Result<()> {
+        let openers = split(HANDED_OUT)?.openers;
+        assert_eq!(openers, ["// TODO: one", "// TODO: two"]);
+        let own = HANDED_OUT.replace("todo!(\"one\")", "// TODO: tidy this\n    1");
+        let parts = split_like(&own, &openers)?;
+        assert_eq!(parts.bodies[0], "    // TODO: tidy this\n    1\n");
+        assert!(split(&own).is_err(), "without the openers, a nested TODO");
+        let reworded = HANDED_OUT.replace("// TODO: one", "// TODO: done!");
+        assert!(
+            split_like(&reworded, &openers).is_err(),
+            "its END TODO has no start"
+        );
+        let unclosed = HANDED_OUT.replacen("    // END TODO\n", "", 1);
+        assert!(
+            split_like(&unclosed, &openers).is_err(),
+            "region two opens inside one"
+        );
+        Ok(())
     }
 
     #[test]
