@@ -20,6 +20,14 @@
 //! - `hangs` (one exercise whose code parks its thread for ever, one whose
 //!   `// END TODO` line is gone): hung, having cost no more than the limit
 //!   and a little; markers broken.
+//!
+//! The complete copy grades every exercise, not a subset: building its 27
+//! crates costs little beside the rest. Graded from cold (the exercises'
+//! artifacts deleted, the stages built), the five copies' 32 crates built
+//! in 20 s and the other four copies' 5 crates in 3 s (`cargo xtask grade
+//! --limit 20` on `target/grade-check/class/*`, with and without
+//! `complete`); running the complete copy's tests, doc tests included,
+//! takes about 35 s more. The whole check took 87 s.
 
 use std::path::Path;
 use std::process::Command;
