@@ -231,6 +231,7 @@ mod tests {
             &["handout"],
             &["grade"],
             &["grade", "--limit", "soon", "../ada"],
+            &["grade", "--limit", "0", "../ada"],
             &["starters", "a", "b"],
             &["figure"],
         ] {

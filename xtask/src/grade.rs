@@ -56,7 +56,8 @@ pub struct Args {
     /// The most one student's exercise may run, in seconds; then its
     /// processes are killed and the tests that had not finished count as
     /// hung.
-    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    #[arg(long, default_value_t = 60, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: u64,
     /// Where to write the results (`<student>/<exercise>/results.json`,
     /// `class.md`, `class.html`); target/grade by default.
