@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::{figures, handout, includes, layout, mistakes, mutants, quoted, starters, terms};
+use crate::{
+    figures, grade, handout, includes, layout, mistakes, mutants, quoted, starters, terms,
+};
 
 /// `cargo xtask`: the project's own tooling (book checks, exercise
 /// starters, the students' hand-out, figures).
@@ -122,6 +124,19 @@ pub enum Task {
     /// pages and comments cite no path or command it leaves out, and that
     /// made offline it resolves every crate with no network.
     CheckHandout,
+    /// Grades a class: each student's copy of the hand-out, by the
+    /// solutions' tests; writes results.json per student and exercise and
+    /// the class's table (class.md, class.html), and prints the table.
+    ///
+    /// Only the code between each `// TODO:` and `// END TODO` counts; any
+    /// other change since the hand-out's commit is listed in the table.
+    /// Every started exercise of every student is built in one workspace,
+    /// then run under the time limit.
+    Grade(grade::Args),
+    /// Grades a made-up class of five copies of a fresh hand-out (complete,
+    /// empty, two known mistakes, one that does not compile, one that
+    /// hangs) and checks every cell of the table.
+    CheckGrade,
     /// Reruns the stages that made the book's figures and rewrites them
     /// (with --check: fails if a committed figure disagrees with its run).
     Figures(figures::Args),
@@ -170,6 +185,8 @@ impl Task {
             }
             Task::CheckHandout => handout::check(root),
             Task::Figures(args) => figures::run(root, &args),
+            Task::Grade(args) => grade::main(root, &args),
+            Task::CheckGrade => grade::check(root),
         }
     }
 }
@@ -212,6 +229,9 @@ mod tests {
             &["figures", "--chek"][..],
             &["check-book", "extra"],
             &["handout"],
+            &["grade"],
+            &["grade", "--limit", "soon", "../ada"],
+            &["grade", "--limit", "0", "../ada"],
             &["starters", "a", "b"],
             &["figure"],
         ] {
@@ -237,6 +257,9 @@ mod tests {
             &["figures", "ch01-sync", "ch02-fork"],
             &["figures", "--check"],
             &["figures", "--check", "--release", "ch01-sync"],
+            &["grade", "../ada", "../bo"],
+            &["grade", "--limit", "20", "--out", "/tmp/class", "../ada"],
+            &["check-grade"],
         ] {
             if let Err(e) = parse(args) {
                 panic!("{args:?}: {e}");

@@ -29,6 +29,12 @@
 //!   check-handout` makes one and checks that its tests fail only in the
 //!   starters, its book shows no solution, its pages cite no path or
 //!   command it leaves out, and its offline copy resolves with no network.
+//! - `cargo xtask grade COPY...`: grades a class, each student's copy of
+//!   the hand-out by the solutions' tests, every started exercise built in
+//!   one workspace and run under a time limit ([`grade`]); writes
+//!   `results.json` per student and exercise and the class's table;
+//!   `cargo xtask check-grade` grades a made-up class of five and checks
+//!   every cell.
 //! - `cargo xtask figures`: reruns the stages that made the book's figures
 //!   and rewrites them (timelines and their figure tables);
 //!   `cargo xtask figures --check` reruns them and fails if a committed
@@ -47,12 +53,15 @@ use std::fmt;
 pub mod cargo;
 pub mod cli;
 pub mod figures;
+pub mod grade;
 pub mod handout;
 pub mod includes;
 pub mod layout;
+pub mod limited;
 pub mod mistakes;
 pub mod mutants;
 pub mod quoted;
+pub mod scratch;
 mod stages;
 pub mod starters;
 pub mod terms;

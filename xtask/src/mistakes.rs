@@ -37,9 +37,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use crate::scratch::{Regions, Scratch, copy_crate, fresh_dir};
 use crate::starters::{self, EXERCISES, exercises};
 
-mod libtest;
+pub(crate) mod libtest;
 mod messages;
 mod page;
 
@@ -53,12 +54,10 @@ pub const PAGE: &str = "book/src/teachers/mistakes.md";
 /// The fewest known mistakes an exercise may have.
 pub const AT_LEAST: usize = 3;
 /// Where the scratch copies are built, under `target/`.
-const SCRATCH: &str = "mistakes-check";
+pub const SCRATCH: &str = "mistakes-check";
 /// How long one test binary may run on a mistake before it counts as hung
 /// (a hang is a failure a student sees too: the tests never finish).
 const HUNG_AFTER: Duration = Duration::from_secs(60);
-const BEGIN: &str = "// EXERCISE-BEGIN";
-const END: &str = "// EXERCISE-END";
 
 /// One wrong version of one region of an exercise.
 #[derive(Debug, Clone)]
@@ -174,7 +173,7 @@ pub fn run(root: &Path, names: &[String]) -> Result<Vec<Verdict>> {
         }
         loaded.push((name, mistakes));
     }
-    let scratch = Scratch::take(root)?;
+    let scratch = take_scratch(root)?;
     test_all(root, &scratch.dir, loaded, &mut verdicts)?;
     Ok(verdicts)
 }
@@ -191,7 +190,9 @@ fn test_all(
         let regions = Regions::find(&crate_dir)?;
         for mistake in mistakes {
             let caught_by = regions
-                .with(&mistake, || libtest::test(root, scratch, name))
+                .with(mistake.region, &mistake.body, || {
+                    libtest::test(root, scratch, name)
+                })
                 .with_context(|| format!("mistake {name}/{}", mistake.name))?;
             println!(
                 "{name}/{}: caught by {}",
@@ -267,67 +268,18 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
     Ok((comment, region, body.join("\n") + "\n"))
 }
 
-/// The scratch workspace (`target/mistakes-check/workspace`), held by one
-/// run at a time. Its path never changes, so cargo reuses what it built
-/// there last time instead of piling up a new copy of every exercise's
-/// artifacts per run; the lock keeps a second run (a `cargo xtask
-/// mutants` and a `check-exercises`, say) from swapping code into the
-/// first one's copies.
-pub struct Scratch {
-    /// The workspace's folder.
-    pub dir: PathBuf,
-    lock: PathBuf,
-}
-
-impl Scratch {
-    /// Takes the lock (or the one a run that is gone left behind), and
-    /// makes a fresh copy of the exercises.
-    pub fn take(root: &Path) -> Result<Scratch> {
-        let base = root.join("target").join(SCRATCH);
-        std::fs::create_dir_all(&base)?;
-        let lock = base.join("lock");
-        let me = std::process::id().to_string();
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&lock)
-        {
-            Ok(mut file) => std::io::Write::write_all(&mut file, me.as_bytes())?,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let holder = std::fs::read_to_string(&lock).unwrap_or_default();
-                let holder = holder.trim();
-                if !holder.is_empty() && Path::new("/proc").join(holder).exists() {
-                    bail!(
-                        "another run (pid {holder}) is using {}: wait for it to finish",
-                        base.display()
-                    );
-                }
-                std::fs::write(&lock, &me)?;
-            }
-            Err(e) => return Err(e.into()),
-        }
-        let scratch = Scratch {
-            dir: base.join("workspace"),
-            lock,
-        };
-        make_scratch(root, &scratch.dir)?;
-        Ok(scratch)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.lock);
-    }
+/// Takes the mistakes' scratch workspace and fills it with fresh copies of
+/// every solution (see [`make_scratch`]).
+pub fn take_scratch(root: &Path) -> Result<Scratch> {
+    let scratch = Scratch::take(root, SCRATCH)?;
+    make_scratch(root, &scratch.dir)?;
+    Ok(scratch)
 }
 
 /// A scratch workspace of full copies of every exercise (solutions, not
 /// starters), whose path dependencies point back into the repository.
 fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
-    if scratch.exists() {
-        std::fs::remove_dir_all(scratch)?;
-    }
-    std::fs::create_dir_all(scratch)?;
+    fresh_dir(scratch)?;
     let names = exercises(root)?;
     for name in &names {
         copy_crate(&root.join(EXERCISES).join(name), &scratch.join(name))?;
@@ -337,115 +289,6 @@ fn make_scratch(root: &Path, scratch: &Path) -> Result<()> {
         starters::workspace_manifest(root, scratch, &names)?,
     )?;
     std::fs::copy(root.join("Cargo.lock"), scratch.join("Cargo.lock"))?;
-    Ok(())
-}
-
-/// Copies a crate as it is, without its `target` or its mistakes.
-fn copy_crate(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let path = entry?.path();
-        let name = path.file_name().unwrap_or_default();
-        if name == "target" || name == DIR {
-            continue;
-        }
-        if path.is_dir() {
-            copy_crate(&path, &to.join(name))?;
-        } else {
-            std::fs::copy(&path, to.join(name))?;
-        }
-    }
-    Ok(())
-}
-
-/// The marked regions of a crate's `src/` files, in order.
-pub struct Regions {
-    files: Vec<Marked>,
-}
-
-/// A file, its text, and the line numbers of each region's BEGIN and END.
-type Marked = (PathBuf, String, Vec<(usize, usize)>);
-
-impl Regions {
-    /// The regions of every `.rs` file under `crate_dir/src`, in path
-    /// order.
-    pub fn find(crate_dir: &Path) -> Result<Regions> {
-        let mut paths = Vec::new();
-        collect_rs(&crate_dir.join("src"), &mut paths)?;
-        paths.sort();
-        let mut files = Vec::new();
-        for path in paths {
-            let text = std::fs::read_to_string(&path)?;
-            let mut spans = Vec::new();
-            let mut begin = None;
-            for (n, line) in text.lines().enumerate() {
-                let line = line.trim_start();
-                if line.starts_with(BEGIN) {
-                    begin = Some(n);
-                } else if line.starts_with(END)
-                    && let Some(b) = begin.take()
-                {
-                    spans.push((b, n));
-                }
-            }
-            if !spans.is_empty() {
-                files.push((path, text, spans));
-            }
-        }
-        Ok(Regions { files })
-    }
-
-    /// Each region as (file, first line, last line), the lines inside the
-    /// markers, counted from 1.
-    pub fn spans(&self) -> impl Iterator<Item = (&Path, usize, usize)> {
-        self.files.iter().flat_map(|(path, _, spans)| {
-            spans
-                .iter()
-                .map(move |&(begin, end)| (path.as_path(), begin + 2, end))
-        })
-    }
-
-    /// Runs `f` with `mistake` in place of its region, then puts the
-    /// solution back, whatever `f` did.
-    fn with<T>(&self, mistake: &Mistake, f: impl FnOnce() -> Result<T>) -> Result<T> {
-        let (path, text, (begin, end)) = self
-            .files
-            .iter()
-            .flat_map(|(path, text, spans)| spans.iter().map(move |s| (path, text, *s)))
-            .nth(mistake.region - 1)
-            .with_context(|| format!("the crate has no region {}", mistake.region))?;
-        let lines: Vec<&str> = text.lines().collect();
-        let indent = &lines[begin][..lines[begin].len() - lines[begin].trim_start().len()];
-        let mut swapped: Vec<String> = lines[..=begin].iter().map(|l| l.to_string()).collect();
-        swapped.extend(mistake.body.lines().map(|l| {
-            if l.trim().is_empty() {
-                String::new()
-            } else {
-                format!("{indent}{l}")
-            }
-        }));
-        swapped.extend(lines[end..].iter().map(|l| l.to_string()));
-        std::fs::write(path, swapped.join("\n") + "\n")?;
-        let result = f();
-        std::fs::write(path, text)?;
-        result
-    }
-}
-
-/// Every `.rs` file under `dir`, at any depth, pushed onto `into`; none
-/// if `dir` is not there.
-fn collect_rs(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
-    if !dir.is_dir() {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect_rs(&path, into)?;
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            into.push(path);
-        }
-    }
     Ok(())
 }
 
@@ -465,34 +308,6 @@ mod tests {
         assert!(parse("if x {}\n").is_err(), "no comment");
         assert!(parse("//! Only a comment.\n").is_err(), "no code");
         assert!(parse("//! Bad region.\n// region: 0\nx\n").is_err());
-        Ok(())
-    }
-
-    #[test]
-    fn a_mistake_replaces_its_region_and_the_solution_comes_back() -> Result<()> {
-        let dir = std::env::temp_dir().join(format!("xtask-mistakes-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("src"))?;
-        let solution = "fn f() -> u32 {\n    // EXERCISE-BEGIN: hint\n    1\n    // EXERCISE-END\n}\nfn g() -> u32 {\n    // EXERCISE-BEGIN\n    2\n    // EXERCISE-END\n}\n";
-        std::fs::write(dir.join("src/lib.rs"), solution)?;
-        let regions = Regions::find(&dir)?;
-        let mistake = Mistake {
-            exercise: "x".into(),
-            name: "m".into(),
-            comment: "c".into(),
-            region: 2,
-            body: "3\n".into(),
-        };
-        let seen = regions.with(&mistake, || {
-            Ok(std::fs::read_to_string(dir.join("src/lib.rs"))?)
-        })?;
-        let after = std::fs::read_to_string(dir.join("src/lib.rs"))?;
-        std::fs::remove_dir_all(&dir)?;
-        assert!(
-            seen.contains("    // EXERCISE-BEGIN\n    3\n    // EXERCISE-END"),
-            "{seen}"
-        );
-        assert!(seen.contains("    1\n"), "region 1 untouched");
-        assert_eq!(after, solution);
         Ok(())
     }
 }

@@ -22,7 +22,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::mistakes::{Regions, Scratch};
+use crate::mistakes::take_scratch;
+use crate::scratch::Regions;
 use crate::starters::exercises;
 
 /// What one mutant's build and tests may take before it counts as a
@@ -39,7 +40,7 @@ pub fn main(root: &Path) -> Result<()> {
         println!("cargo-mutants is missing: installing it (cargo install --locked cargo-mutants)");
         crate::cargo::run(crate::cargo::command().args(["install", "--locked", "cargo-mutants"]))?;
     }
-    let held = Scratch::take(root)?;
+    let held = take_scratch(root)?;
     let scratch = &held.dir;
     let mut diff = String::new();
     for name in exercises(root)? {

@@ -5,10 +5,9 @@
 //! finished).
 
 use std::collections::BTreeSet;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
@@ -86,41 +85,14 @@ pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
 /// tests it reports failed, or, if it never finished, the ones that had
 /// not passed by then (`listed` names them all).
 fn run_tests(
-    mut command: Command,
+    command: Command,
     target: &str,
     scratch: &Path,
     hung_after: Duration,
     listed: impl FnOnce() -> Vec<String>,
 ) -> Result<Vec<String>> {
     let log = scratch.join("test-output.txt");
-    let file = std::fs::File::create(&log)?;
-    // A group of its own, so that a hung run is stopped whole: `cargo test
-    // --doc` runs each doc test in a process of its own, which killing
-    // cargo alone would leave running.
-    let mut child = command
-        .process_group(0)
-        .current_dir(scratch)
-        .env("RUST_BACKTRACE", "0")
-        .stdout(file.try_clone()?)
-        .stderr(file)
-        .spawn()
-        .with_context(|| format!("cannot run {command:?}"))?;
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
-        }
-        if started.elapsed() > hung_after {
-            // The negative pid names the group: cargo and what it started.
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .status();
-            child.kill()?;
-            child.wait()?;
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = crate::limited::run(command, scratch, &log, hung_after)?;
     let output = std::fs::read_to_string(&log)?;
     Ok(failures(
         &output,
@@ -179,7 +151,7 @@ fn failures(
 }
 
 /// The tests a libtest binary holds (none for one without libtest).
-fn list_tests(exe: &Path, scratch: &Path) -> Vec<String> {
+pub(crate) fn list_tests(exe: &Path, scratch: &Path) -> Vec<String> {
     let Ok(output) = Command::new(exe)
         .args(["--list", "--format", "terse"])
         .current_dir(scratch)

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use super::collect_rs;
+use crate::scratch::collect_rs;
 use crate::starters::EXERCISES;
 
 /// Fails, naming them, on assertions without a message in the exercises'
