@@ -167,15 +167,18 @@ pub fn info_toml(root: &Path, places: &[Place], out: &Path) -> Result<String> {
     Ok(text)
 }
 
-const WELCOME: &str = "Welcome to the async-ladder exercises: one per idea of the book, \
+// Lines of at most 72 characters: rustlings prints them as they are.
+const WELCOME: &str = "Welcome to the async-ladder exercises: one per idea of the book,
 from a deadline on a blocking socket to a runtime of your own.
-Each exercise is a file in exercises/. Write your code between a `// TODO:` line \
-and its `// END TODO` line, and only there: the question on the TODO line is where to \
-start, the book's chapter (`mdbook serve book --open`) explains the idea, and the \
-tests below your code say when you are done.";
 
-const FAREWELL: &str = "Every exercise passes: you have built, by hand, what an async \
-runtime does. Chapter 11 of the book races the stages against tokio.";
+Each exercise is a file in exercises/. Write your code between a
+`// TODO:` line and its `// END TODO` line, and only there: the
+question on the TODO line is where to start, the book's chapter
+(`mdbook serve book --open`) explains the idea, and the tests below
+your code say when you are done.";
+
+const FAREWELL: &str = "Every exercise passes: you have built, by hand, what an async
+runtime does. The book's racing chapter races the stages against tokio.";
 
 /// The hand-out's root manifest: the package rustlings builds the
 /// exercises in (with the solutions, in the teachers' copy), depending on
@@ -271,6 +274,16 @@ mod tests {
         assert_eq!(places[0].name, "ch01-deadline");
         assert!(places.iter().all(|p| !p.section.is_empty()));
         Ok(())
+    }
+
+    #[test]
+    fn the_messages_fit_a_terminal() {
+        for line in WELCOME.lines().chain(FAREWELL.lines()) {
+            assert!(
+                line.chars().count() <= 72,
+                "too long for a terminal: {line:?}"
+            );
+        }
     }
 
     #[test]
