@@ -39,6 +39,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::starters::{self, EXERCISES, exercises};
 
+mod hints;
 mod libtest;
 mod messages;
 mod page;
@@ -69,6 +70,9 @@ pub struct Mistake {
     pub name: String,
     /// What the mistake is and why it is wrong.
     pub comment: String,
+    /// The question that leads a learner who made it to the missing idea
+    /// (the `//? ` line), or empty while the file has none.
+    pub hint: String,
     /// Which region it replaces, counted from 1.
     pub region: usize,
     /// The replacement, without its comment lines.
@@ -82,6 +86,9 @@ pub struct Verdict {
     pub mistake: Mistake,
     /// The tests that failed (or hung), by name; empty if it survived.
     pub caught_by: Vec<String>,
+    /// The mistakes its failing test binaries named in their hint lines
+    /// (`testbed::hints`); empty for a verdict taken from the page.
+    pub hinted: Vec<String>,
 }
 
 /// `cargo xtask mistakes [NAME...]`: runs the mistakes of the named
@@ -104,6 +111,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     };
     let verdicts = run(root, &names)?;
     require_caught(&verdicts)?;
+    report_hints(&verdicts)?;
     let verdicts = if args.is_empty() {
         verdicts
     } else {
@@ -111,7 +119,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         page::with_the_rest(root, &all, verdicts, &committed)?
     };
     std::fs::write(root.join(PAGE), page(&verdicts))?;
-    println!("{PAGE} written");
+    std::fs::write(root.join(hints::TABLE), hints::table(&verdicts))?;
+    println!("{PAGE} and {} written", hints::TABLE);
     Ok(())
 }
 
@@ -121,13 +130,29 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
 pub fn check(root: &Path) -> Result<()> {
     messages::check(root)?;
     println!("every assertion in the exercises' tests says what it expected");
+    if hints::REQUIRE_HINTS {
+        let mut all = Vec::new();
+        for name in exercises(root)? {
+            all.extend(load(root, &name)?);
+        }
+        hints::require_questions(&all)?;
+        println!("every known mistake asks the learner a question");
+    }
     let started = Instant::now();
     let verdicts = run(root, &exercises(root)?)?;
     require_caught(&verdicts)?;
+    report_hints(&verdicts)?;
     let committed = std::fs::read_to_string(root.join(PAGE)).unwrap_or_default();
     let (reconciled, notes) = reconcile(verdicts.clone(), &committed);
     if committed != page(&reconciled) {
         bail!("{PAGE} is out of date: run `cargo xtask mistakes` and commit it");
+    }
+    let table = std::fs::read_to_string(root.join(hints::TABLE)).unwrap_or_default();
+    if table != hints::table(&reconciled) {
+        bail!(
+            "{} is out of date: run `cargo xtask mistakes` and commit it",
+            hints::TABLE
+        );
     }
     for note in notes {
         println!("note: {note}");
@@ -137,6 +162,22 @@ pub fn check(root: &Path) -> Result<()> {
         verdicts.len(),
         exercises(root)?.len(),
         started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Checks the hint lines of the mistakes' runs, and says how many were
+/// checked.
+fn report_hints(verdicts: &[Verdict]) -> Result<()> {
+    let checked = hints::check(verdicts, testbed::hints::table())?;
+    println!(
+        "hints: {} mistakes failed their tests as recorded and printed their own question; \
+         {} skipped as flaky (their tests failed otherwise this run); {} without a question \
+         or not in {} yet",
+        checked.printed,
+        checked.flaky,
+        checked.without,
+        hints::TABLE
     );
     Ok(())
 }
@@ -190,7 +231,7 @@ fn test_all(
         let crate_dir = scratch.join(name);
         let regions = Regions::find(&crate_dir)?;
         for mistake in mistakes {
-            let caught_by = regions
+            let (caught_by, hinted) = regions
                 .with(&mistake, || libtest::test(root, scratch, name))
                 .with_context(|| format!("mistake {name}/{}", mistake.name))?;
             println!(
@@ -202,7 +243,11 @@ fn test_all(
                     caught_by.join(", ")
                 }
             );
-            verdicts.push(Verdict { mistake, caught_by });
+            verdicts.push(Verdict {
+                mistake,
+                caught_by,
+                hinted,
+            });
         }
     }
     Ok(())
@@ -227,12 +272,17 @@ pub fn load(root: &Path, exercise: &str) -> Result<Vec<Mistake>> {
         let name = path
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-        let (comment, region, body) =
-            parse(&text).with_context(|| format!("in {}", path.display()))?;
+        let Parsed {
+            comment,
+            hint,
+            region,
+            body,
+        } = parse(&text).with_context(|| format!("in {}", path.display()))?;
         mistakes.push(Mistake {
             exercise: exercise.to_owned(),
             name,
             comment,
+            hint,
             region,
             body,
         });
@@ -240,8 +290,18 @@ pub fn load(root: &Path, exercise: &str) -> Result<Vec<Mistake>> {
     Ok(mistakes)
 }
 
-/// Splits a mistake file into its comment, its region number and its body.
-fn parse(text: &str) -> Result<(String, usize, String)> {
+/// A mistake file, taken apart.
+#[derive(Debug, PartialEq)]
+struct Parsed {
+    comment: String,
+    hint: String,
+    region: usize,
+    body: String,
+}
+
+/// Splits a mistake file into its comment, its hint (the `//? ` line, if
+/// any), its region number and its body.
+fn parse(text: &str) -> Result<Parsed> {
     let mut lines = text.lines().peekable();
     let comment = lines
         .next()
@@ -250,6 +310,11 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
         .context("the first line must be a `//!` comment: what the mistake is and why it is wrong")?
         .trim()
         .to_owned();
+    let mut hint = String::new();
+    if let Some(question) = lines.peek().and_then(|l| l.strip_prefix("//?")) {
+        hint = question.trim().to_owned();
+        lines.next();
+    }
     let mut region = 1;
     if let Some(n) = lines.peek().and_then(|l| l.strip_prefix("// region: ")) {
         region = n
@@ -264,7 +329,12 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
     if body.iter().all(|l| l.trim().is_empty()) {
         bail!("no code after the comment");
     }
-    Ok((comment, region, body.join("\n") + "\n"))
+    Ok(Parsed {
+        comment,
+        hint,
+        region,
+        body: body.join("\n") + "\n",
+    })
 }
 
 /// The scratch workspace (`target/mistakes-check/workspace`), held by one
@@ -455,13 +525,19 @@ mod tests {
 
     #[test]
     fn a_mistake_file_is_a_comment_an_optional_region_and_code() -> Result<()> {
-        let (comment, region, body) = parse("//! Uses if: wrong.\nif x {}\n")?;
+        let parsed = parse("//! Uses if: wrong.\nif x {}\n")?;
         assert_eq!(
-            (comment.as_str(), region, body.as_str()),
-            ("Uses if: wrong.", 1, "if x {}\n")
+            (parsed.comment.as_str(), parsed.hint.as_str(), parsed.region),
+            ("Uses if: wrong.", "", 1),
+            "no hint yet: an empty one"
         );
-        let (_, region, body) = parse("//! Off by one.\n// region: 2\nx + 1\n")?;
-        assert_eq!((region, body.as_str()), (2, "x + 1\n"));
+        assert_eq!(parsed.body, "if x {}\n", "the code, without the comment");
+        let parsed = parse("//! Off by one.\n//? where does it end?\n// region: 2\nx + 1\n")?;
+        assert_eq!(
+            (parsed.hint.as_str(), parsed.region, parsed.body.as_str()),
+            ("where does it end?", 2, "x + 1\n"),
+            "the hint on line 2, then the region"
+        );
         assert!(parse("if x {}\n").is_err(), "no comment");
         assert!(parse("//! Only a comment.\n").is_err(), "no code");
         assert!(parse("//! Bad region.\n// region: 0\nx\n").is_err());
@@ -479,6 +555,7 @@ mod tests {
             exercise: "x".into(),
             name: "m".into(),
             comment: "c".into(),
+            hint: String::new(),
             region: 2,
             body: "3\n".into(),
         };
