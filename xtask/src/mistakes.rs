@@ -172,10 +172,15 @@ fn report_hints(verdicts: &[Verdict]) -> Result<()> {
     let checked = hints::check(verdicts, testbed::hints::table())?;
     println!(
         "hints: {} mistakes failed their tests as recorded and printed their own question; \
-         {} skipped as flaky (their tests failed otherwise this run); {} without a question \
+         {} skipped as flaky (their tests failed otherwise this run{}); {} without a question \
          or not in {} yet",
         checked.printed,
-        checked.flaky,
+        checked.flaky.len(),
+        if checked.flaky.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", checked.flaky.join(", "))
+        },
         checked.without,
         hints::TABLE
     );

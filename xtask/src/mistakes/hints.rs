@@ -71,8 +71,9 @@ pub struct Checked {
     /// Mistakes whose tests failed as recorded, and whose question came out.
     pub printed: usize,
     /// Mistakes whose tests failed otherwise this run (a timed test that
-    /// caught it or not, a hang, a doc example): no question is owed.
-    pub flaky: usize,
+    /// caught it or not, a hang, a doc example), by name: no question is
+    /// owed.
+    pub flaky: Vec<String>,
     /// Mistakes without a question yet, or not in the table yet.
     pub without: usize,
 }
@@ -108,7 +109,7 @@ pub fn check(verdicts: &[Verdict], table: &[testbed::hints::Hint]) -> Result<Che
         };
         let failed = testbed::hints::keys(verdict.caught_by.iter().map(String::as_str));
         if failed.is_empty() || failed != recorded.keys() {
-            checked.flaky += 1;
+            checked.flaky.push(who);
             continue;
         }
         // More than three questions for the very same tests: three come out.
@@ -197,7 +198,7 @@ mod tests {
             ok.expect("printed"),
             Checked {
                 printed: 1,
-                flaky: 0,
+                flaky: Vec::new(),
                 without: 0
             },
             "its own name came out"
