@@ -34,7 +34,12 @@
 //!   [`Outcome`], whose `?` panics instead.
 //! - Nothing is printed when the process exits with status 0 (every test
 //!   passed, whatever panics the code under test caught on purpose), nor
-//!   when nothing matches.
+//!   when nothing matches. In a run that failed, a panic caught on
+//!   purpose on a test's own thread (a `catch_unwind` in the test, or a
+//!   `#[should_panic]` test) would count its test as failed, and the set
+//!   would match no mistake: the exercises' tests catch panics only on
+//!   threads without a name (ch10-blocking's work runs on one), and none
+//!   is `#[should_panic]`.
 //! - Tests are compared by the last `::` segment of their names, so that
 //!   a test moved into a module (as the students' copy moves integration
 //!   tests) is still the same test. A mistake's doc examples and tests

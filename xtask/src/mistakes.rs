@@ -130,6 +130,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
 pub fn check(root: &Path) -> Result<()> {
     messages::check(root)?;
     println!("every assertion in the exercises' tests says what it expected");
+    hints::require_macro(root)?;
+    println!("every test binary of the exercises asks for its hints");
     if hints::REQUIRE_HINTS {
         let mut all = Vec::new();
         for name in exercises(root)? {

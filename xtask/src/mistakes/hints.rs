@@ -10,8 +10,11 @@
 //! name a mistake of another exercise.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use anyhow::{Result, bail};
+
+use crate::starters::{EXERCISES, exercises};
 
 use super::{Mistake, Verdict};
 
@@ -60,6 +63,46 @@ pub fn require_questions(mistakes: &[Mistake]) -> Result<()> {
             "these mistakes have no question for the learner (line 2: `//? <a question ending \
              with ?>`): {}",
             without.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Every test binary of every exercise asks for its hints: its
+/// `src/lib.rs` (the unit tests) and each `tests/*.rs` (an integration
+/// test is a binary of its own, which the library's test build is not
+/// part of) call `testbed::hint_on_failure!("<exercise>")`.
+pub fn require_macro(root: &Path) -> Result<()> {
+    let mut missing = Vec::new();
+    for name in exercises(root)? {
+        let dir = root.join(EXERCISES).join(&name);
+        let mut binaries = vec![dir.join("src/lib.rs")];
+        if let Ok(entries) = std::fs::read_dir(dir.join("tests")) {
+            for entry in entries {
+                let path = entry?.path();
+                if path.extension().is_some_and(|e| e == "rs") {
+                    binaries.push(path);
+                }
+            }
+        }
+        let call = format!("testbed::hint_on_failure!({name:?});");
+        for path in binaries {
+            let text = std::fs::read_to_string(&path)?;
+            if !text.lines().any(|l| l.trim() == call) {
+                missing.push(
+                    path.strip_prefix(root)
+                        .unwrap_or(&path)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    if !missing.is_empty() {
+        bail!(
+            "these test binaries never ask for their hints: add `testbed::hint_on_failure!(\"NAME\");` \
+             (NAME: the exercise) after the module doc of {}",
+            missing.join(", ")
         );
     }
     Ok(())
@@ -235,6 +278,16 @@ mod tests {
             check(&[stranger], TABLE).is_err(),
             "not a mistake of ch00-x"
         );
+    }
+
+    #[test]
+    fn every_test_binary_of_the_exercises_asks_for_its_hints() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("xtask is in the repository");
+        if let Err(e) = require_macro(root) {
+            panic!("{e:#}");
+        }
     }
 
     #[test]
