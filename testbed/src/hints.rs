@@ -20,26 +20,26 @@
 //! build only, that installs, before `main`, a panic hook that notes the
 //! name of each thread that panics (libtest runs each test on a thread
 //! named after it), and an exit handler that, if the process exits with a
-//! failure, compares the noted tests with the table ([`matching`]) and
-//! prints to stderr. A binary without libtest (`harness = false`) reports
+//! failure, compares the tests that failed with the table ([`matching`])
+//! and prints to stderr. A binary without libtest (`harness = false`) reports
 //! its own checks' failures by name with [`failed`].
 //!
 //! # The rule
 //!
-//! - A test *failed* if a thread named after it panicked (its own, or a
-//!   [`crate::testing::within`] thread, which carries its name), or if
-//!   [`failed`] named it. A panic on the main thread or on a thread
-//!   without a name counts for no test. A test that fails by returning
-//!   `Err` does not panic, so the exercises' tests that use `?` return
-//!   [`Outcome`], whose `?` panics instead.
+//! - A test *failed* if a thread named after it (its own, or a
+//!   [`crate::testing::within`] thread, which carries its name) ended
+//!   with a panic that no `catch_unwind` inside the test caught, or if
+//!   [`failed`] named it. A panic the test (or the code under test, like
+//!   an executor that hands a task's panic to its joiner) catches on
+//!   purpose is not a failure: the hook keeps where each thread's last
+//!   panic was raised, and the exit handler looks for a `catch_unwind`
+//!   frame between it and libtest's call of the test. A panic on the main
+//!   thread or on a thread without a name counts for no test. A test that
+//!   fails by returning `Err` does not panic, so the exercises' tests that
+//!   use `?` return [`Outcome`], whose `?` panics instead.
 //! - Nothing is printed when the process exits with status 0 (every test
-//!   passed, whatever panics the code under test caught on purpose), nor
-//!   when nothing matches. In a run that failed, a panic caught on
-//!   purpose on a test's own thread (a `catch_unwind` in the test, or a
-//!   `#[should_panic]` test) would count its test as failed, and the set
-//!   would match no mistake: the exercises' tests catch panics only on
-//!   threads without a name (ch10-blocking's work runs on one), and none
-//!   is `#[should_panic]`.
+//!   passed), nor when nothing matches. (A `#[should_panic]` test that
+//!   passed would count as failed; the exercises have none.)
 //! - Tests are compared by the last `::` segment of their names, so that
 //!   a test moved into a module (as the students' copy moves integration
 //!   tests) is still the same test. A mistake's doc examples and tests
@@ -57,6 +57,7 @@
 
 use std::collections::BTreeSet;
 
+mod caught;
 mod outcome;
 mod runtime;
 mod table;

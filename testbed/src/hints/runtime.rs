@@ -9,17 +9,24 @@
 //! run that passed prints nothing even if the code under test caught a
 //! panic on purpose along the way.
 
+use std::backtrace::Backtrace;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::sync::{Mutex, OnceLock};
+use std::thread::ThreadId;
+
+use super::caught::escaped;
 
 /// The exercise whose hints are printed, set by the first [`install`].
 static EXERCISE: OnceLock<&'static str> = OnceLock::new();
 /// The process that installed the hints: a child it forks inherits the
 /// exit handler, but its exit is not the tests' end.
 static INSTALLER: OnceLock<u32> = OnceLock::new();
-/// The tests that failed so far, by name.
+/// The tests that [`failed`] named.
 static FAILED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+/// Each named thread's last panic: its thread, its name (its test's), and
+/// where it was raised, to tell at exit whether it was caught on purpose.
+static LAST_PANICS: Mutex<Vec<(ThreadId, String, Backtrace)>> = Mutex::new(Vec::new());
 
 unsafe extern "C" {
     /// glibc's `on_exit(3)`: registers `function`, called by `exit` with
@@ -47,10 +54,14 @@ pub fn install(exercise: &'static str) {
     std::panic::set_hook(Box::new(move |info| {
         // libtest runs each test on a thread named after it; the main
         // thread and unnamed threads are no test's.
-        if let Some(name) = std::thread::current().name()
+        let thread = std::thread::current();
+        if let Some(name) = thread.name()
             && name != "main"
         {
-            failed(name);
+            let raised_at = Backtrace::force_capture();
+            let mut last = lock(&LAST_PANICS);
+            last.retain(|(id, _, _)| *id != thread.id());
+            last.push((thread.id(), name.to_owned(), raised_at));
         }
         previous(info);
     }));
@@ -70,10 +81,27 @@ pub fn install(exercise: &'static str) {
 /// testbed::hints::failed("a_replacement_finishes_the_dead_workers_items");
 /// ```
 pub fn failed(name: &str) {
-    FAILED
+    lock(&FAILED).insert(name.to_owned());
+}
+
+/// The lock, even if a thread panicked holding it (the data is only ever
+/// added to).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .insert(name.to_owned());
+}
+
+/// The tests that failed: those named by [`failed`], and those whose
+/// thread's last panic was not caught inside the test.
+fn failed_tests() -> BTreeSet<String> {
+    let mut failed = lock(&FAILED).clone();
+    for (_, name, raised_at) in lock(&LAST_PANICS).iter() {
+        if escaped(raised_at) {
+            failed.insert(name.clone());
+        }
+    }
+    failed
 }
 
 /// The exit handler: on a failed run, the hints that match the tests that
@@ -86,10 +114,7 @@ extern "C" fn print_hints(status: libc::c_int, _: *mut libc::c_void) {
         let Some(exercise) = EXERCISE.get() else {
             return;
         };
-        let failed = FAILED
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone();
+        let failed = failed_tests();
         let failed: Vec<&str> = failed.iter().map(String::as_str).collect();
         let names = std::env::var_os("LADDER_HINT_NAMES").is_some_and(|v| v == "1");
         let text = lines(&super::matching(exercise, &failed), names);
