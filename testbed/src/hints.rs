@@ -28,15 +28,19 @@
 //!
 //! - A test *failed* if a thread named after it (its own, or a
 //!   [`crate::testing::within`] thread, which carries its name) ended
-//!   with a panic that no `catch_unwind` inside the test caught, or if
-//!   [`failed`] named it. A panic the test (or the code under test, like
-//!   an executor that hands a task's panic to its joiner) catches on
-//!   purpose is not a failure: the hook keeps where each thread's last
-//!   panic was raised, and the exit handler looks for a `catch_unwind`
-//!   frame between it and libtest's call of the test. A panic on the main
-//!   thread or on a thread without a name counts for no test. A test that
-//!   fails by returning `Err` does not panic, so the exercises' tests that
-//!   use `?` return [`Outcome`], whose `?` panics instead.
+//!   with a panic that reached libtest, or if [`failed`] named it. A
+//!   panic on the main thread or on a thread without a name counts for no
+//!   test. A test that fails by returning `Err` does not panic, so the
+//!   exercises' tests that use `?` return [`Outcome`], whose `?` panics
+//!   instead.
+//! - A test *may have failed* if its thread's last panic was caught
+//!   inside the test: a `catch_unwind` frame lies between the panic and
+//!   libtest's call of the test (the hook keeps where each thread's last
+//!   panic was raised). Caught for good (an executor hands a task's panic
+//!   to its joiner, and a test checks just that), the test passed; caught
+//!   to be raised again (`block_on` raises its future's panic again with
+//!   `resume_unwind`, which no hook sees), it failed. The hook cannot tell
+//!   which, so such a test may be in a mistake's set or not.
 //! - Nothing is printed when the process exits with status 0 (every test
 //!   passed), nor when nothing matches. (A `#[should_panic]` test that
 //!   passed would count as failed; the exercises have none.)
@@ -44,12 +48,12 @@
 //!   a test moved into a module (as the students' copy moves integration
 //!   tests) is still the same test. A mistake's doc examples and tests
 //!   that hung are left out of its set: a test binary never sees them.
-//! - A mistake matches when its set of tests equals the failed set. Which
-//!   tests catch a mistake can vary between runs (a timed test may or may
-//!   not see it), so when none matches exactly, a mistake whose set
-//!   differs from the failed set by one test, and shares at least one,
-//!   matches too. At most three questions are printed (table order,
-//!   each question once).
+//! - A mistake matches when its set of tests holds every test that
+//!   failed and, besides, only tests that may have failed (the ones that
+//!   need fewer of those first). Which tests catch a mistake can vary
+//!   between runs (a timed test may or may not see it), so when none
+//!   matches, a mistake one test away matches too, if it shares one.
+//!   At most three questions are printed (each question once).
 //!
 //! With `LADDER_HINT_NAMES=1` each line names its mistake too
 //! (`hint: [if-instead-of-loop] after a wake-up, ...`): `cargo xtask
@@ -136,41 +140,57 @@ fn is_doc_test(test: &str) -> bool {
 /// }
 /// ```
 pub fn matching(exercise: &str, failed: &[&str]) -> Vec<&'static Hint> {
-    matching_in(table(), exercise, failed)
+    matching_in(table(), exercise, failed, &[])
 }
 
-/// [`matching`] in a given table.
-pub fn matching_in<'t>(table: &'t [Hint], exercise: &str, failed: &[&str]) -> Vec<&'t Hint> {
+/// [`matching`] in a given table, where the tests in `maybe` may or may
+/// not have failed: their thread's last panic was caught inside the test,
+/// on purpose or to be raised again (`resume_unwind`, which the hook does
+/// not see). A mistake's set matches if it holds every test of `failed`
+/// and, besides, only tests of `maybe`; those with fewer tests of `maybe`
+/// come first.
+pub fn matching_in<'t>(
+    table: &'t [Hint],
+    exercise: &str,
+    failed: &[&str],
+    maybe: &[&str],
+) -> Vec<&'t Hint> {
     let failed: BTreeSet<&str> = failed.iter().map(|t| key(t)).collect();
-    if failed.is_empty() {
+    let maybe: BTreeSet<&str> = maybe
+        .iter()
+        .map(|t| key(t))
+        .filter(|t| !failed.contains(t))
+        .collect();
+    if failed.is_empty() && maybe.is_empty() {
         return Vec::new();
     }
-    let candidates: Vec<(&Hint, BTreeSet<&str>)> = table
+    // How far a mistake's tests are from this run's: tests that failed
+    // and it lacks, plus tests it has that did not fail; and how many of
+    // `maybe` it needs.
+    let distance = |keys: &BTreeSet<&str>| {
+        failed.difference(keys).count()
+            + keys
+                .iter()
+                .filter(|t| !failed.contains(*t) && !maybe.contains(*t))
+                .count()
+    };
+    let mut candidates: Vec<(&Hint, usize, usize)> = table
         .iter()
         .filter(|h| h.exercise == exercise && !h.question.is_empty())
         .map(|h| (h, h.keys()))
         .filter(|(_, keys)| !keys.is_empty())
+        .filter(|(_, keys)| keys.iter().any(|t| failed.contains(t) || maybe.contains(t)))
+        .map(|(h, keys)| (h, distance(&keys), keys.intersection(&maybe).count()))
+        .filter(|&(_, distance, _)| distance <= 1)
         .collect();
-    let exact: Vec<&Hint> = candidates
-        .iter()
-        .filter(|(_, keys)| *keys == failed)
-        .map(|(h, _)| *h)
-        .collect();
-    let chosen = if exact.is_empty() {
-        candidates
-            .iter()
-            .filter(|(_, keys)| {
-                keys.symmetric_difference(&failed).count() == 1
-                    && keys.intersection(&failed).next().is_some()
-            })
-            .map(|(h, _)| *h)
-            .collect()
-    } else {
-        exact
-    };
+    let nearest = candidates.iter().map(|&(_, d, _)| d).min();
+    candidates.retain(|&(_, d, _)| Some(d) == nearest);
+    // Stable: table order among equals.
+    candidates.sort_by_key(|&(_, _, unsure)| unsure);
     let mut asked = BTreeSet::new();
-    chosen
+    candidates
         .into_iter()
+        .map(|(h, _, _)| h)
         .filter(|h| asked.insert(h.question))
         .take(3)
         .collect()
@@ -252,17 +272,22 @@ mod tests {
     #[test]
     fn the_same_tests_name_the_mistake_once_per_question() {
         assert_eq!(
-            names(&matching_in(T, "ch00-a", &["tests::looks_again"])),
+            names(&matching_in(T, "ch00-a", &["tests::looks_again"], &[])),
             ["if-not-loop"],
             "both mistakes failed exactly this test (the doc example left out); one question"
         );
         assert_eq!(
-            names(&matching_in(T, "ch00-a", &["closes", "tests::looks_again"])),
+            names(&matching_in(
+                T,
+                "ch00-a",
+                &["closes", "tests::looks_again"],
+                &[]
+            )),
             ["never-closes"],
             "compared by the last segment, in any order"
         );
         assert_eq!(
-            names(&matching_in(T, "ch00-b", &["mod_of_the_copy::sleeps"])),
+            names(&matching_in(T, "ch00-b", &["mod_of_the_copy::sleeps"], &[])),
             ["spins"],
             "a hung test is not in the set, and a module prefix changes nothing"
         );
@@ -271,25 +296,46 @@ mod tests {
     #[test]
     fn one_test_more_or_less_still_matches_when_nothing_matches_exactly() {
         assert_eq!(
-            names(&matching_in(T, "ch00-a", &["tests::closes"])),
+            names(&matching_in(T, "ch00-a", &["tests::closes"], &[])),
             ["never-closes"],
             "one test short of never-closes; no-question-yet has no question"
         );
         assert!(
-            matching_in(T, "ch00-a", &["tests::other", "tests::another"]).is_empty(),
+            matching_in(T, "ch00-a", &["tests::other", "tests::another"], &[]).is_empty(),
             "nothing shared: no hint"
         );
     }
 
     #[test]
-    fn nothing_failed_or_another_exercises_tests_match_nothing() {
-        assert!(matching_in(T, "ch00-a", &[]).is_empty(), "nothing failed");
+    fn a_test_whose_panic_was_caught_may_be_in_the_set_or_not() {
+        assert_eq!(
+            names(&matching_in(T, "ch00-a", &[], &["tests::looks_again"])),
+            ["if-not-loop"],
+            "a panic caught and raised again (the test failed)"
+        );
+        assert_eq!(
+            names(&matching_in(T, "ch00-a", &["closes"], &["looks_again"])),
+            ["never-closes"],
+            "the mistake that needs the unsure test; none lacks it exactly"
+        );
         assert!(
-            matching_in(T, "ch00-a", &["sleeps"]).is_empty(),
+            matching_in(T, "ch00-a", &[], &[]).is_empty(),
+            "nothing failed, nothing unsure"
+        );
+    }
+
+    #[test]
+    fn nothing_failed_or_another_exercises_tests_match_nothing() {
+        assert!(
+            matching_in(T, "ch00-a", &[], &[]).is_empty(),
+            "nothing failed"
+        );
+        assert!(
+            matching_in(T, "ch00-a", &["sleeps"], &[]).is_empty(),
             "ch00-b's failing set names no ch00-a mistake"
         );
         assert!(
-            matching_in(T, "ch00-z", &["tests::looks_again"]).is_empty(),
+            matching_in(T, "ch00-z", &["tests::looks_again"], &[]).is_empty(),
             "an exercise without mistakes"
         );
     }
@@ -321,13 +367,17 @@ mod tests {
                 vec!["tests::looks_again", "closes", "sleeps", "x::y::other"], 0..=4),
             exercise in proptest::sample::select(vec!["ch00-a", "ch00-b"]),
         ) {
-            let found = matching_in(T, exercise, &failed);
+            let (failed, maybe) = failed.split_at(failed.len() / 2);
+            let found = matching_in(T, exercise, failed, maybe);
             prop_assert!(found.len() <= 3, "at most three: {:?}", names(&found));
             prop_assert!(
                 found.iter().all(|h| h.exercise == exercise && !h.question.is_empty()),
                 "only this exercise's mistakes with a question: {:?}", names(&found)
             );
-            prop_assert!(!failed.is_empty() || found.is_empty(), "nothing failed, nothing printed");
+            prop_assert!(
+                !failed.is_empty() || !maybe.is_empty() || found.is_empty(),
+                "nothing failed, nothing printed"
+            );
         }
     }
 }

@@ -9,8 +9,11 @@
 //! costs little) of each thread's last panic. libtest calls a test's body
 //! through `__rust_begin_short_backtrace`, and catches its panic outside
 //! that frame; a `catch_unwind` frame between the panic and that marker
-//! is the test's own (or the code's under test). A test that failed ended
-//! with its last panic, and that one was not caught inside it.
+//! is the test's own (or the code's under test). Such a panic was caught
+//! for good, or caught to be raised again with `resume_unwind` (as
+//! `block_on` does with its future's panic), which runs no hook: its test
+//! may have failed or not. A panic with no such frame reached libtest:
+//! its test failed.
 
 use std::backtrace::{Backtrace, BacktraceStatus};
 

@@ -93,15 +93,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The tests that failed: those named by [`failed`], and those whose
-/// thread's last panic was not caught inside the test.
-fn failed_tests() -> BTreeSet<String> {
+/// thread's last panic reached libtest; and the tests that may have
+/// failed: those whose thread's last panic was caught inside the test
+/// (for good, or to be raised again, which the hook cannot see).
+fn failed_tests() -> (BTreeSet<String>, BTreeSet<String>) {
     let mut failed = lock(&FAILED).clone();
+    let mut maybe = BTreeSet::new();
     for (_, name, raised_at) in lock(&LAST_PANICS).iter() {
         if escaped(raised_at) {
             failed.insert(name.clone());
+        } else {
+            maybe.insert(name.clone());
         }
     }
-    failed
+    (failed, maybe)
 }
 
 /// The exit handler: on a failed run, the hints that match the tests that
@@ -114,10 +119,12 @@ extern "C" fn print_hints(status: libc::c_int, _: *mut libc::c_void) {
         let Some(exercise) = EXERCISE.get() else {
             return;
         };
-        let failed = failed_tests();
+        let (failed, maybe) = failed_tests();
         let failed: Vec<&str> = failed.iter().map(String::as_str).collect();
+        let maybe: Vec<&str> = maybe.iter().map(String::as_str).collect();
         let names = std::env::var_os("LADDER_HINT_NAMES").is_some_and(|v| v == "1");
-        let text = lines(&super::matching(exercise, &failed), names);
+        let hints = super::matching_in(super::table(), exercise, &failed, &maybe);
+        let text = lines(&hints, names);
         let _ = std::io::stderr().write_all(text.as_bytes());
     });
 }
