@@ -50,7 +50,7 @@
 //!   that hung are left out of its set: a test binary never sees them.
 //! - A mistake matches when its set of tests holds every test that
 //!   failed and, besides, only tests that may have failed (the ones that
-//!   need fewer of those first). Which tests catch a mistake can vary
+//!   account for more of those first). Which tests catch a mistake can vary
 //!   between runs (a timed test may or may not see it), so when none
 //!   matches, a mistake one test away matches too, if it shares one.
 //!   At most three questions are printed (each question once).
@@ -147,7 +147,7 @@ pub fn matching(exercise: &str, failed: &[&str]) -> Vec<&'static Hint> {
 /// not have failed: their thread's last panic was caught inside the test,
 /// on purpose or to be raised again (`resume_unwind`, which the hook does
 /// not see). A mistake's set matches if it holds every test of `failed`
-/// and, besides, only tests of `maybe`; those with fewer tests of `maybe`
+/// and, besides, only tests of `maybe`; those with more tests of `maybe`
 /// come first.
 pub fn matching_in<'t>(
     table: &'t [Hint],
@@ -185,8 +185,10 @@ pub fn matching_in<'t>(
         .collect();
     let nearest = candidates.iter().map(|&(_, d, _)| d).min();
     candidates.retain(|&(_, d, _)| Some(d) == nearest);
-    // Stable: table order among equals.
-    candidates.sort_by_key(|&(_, _, unsure)| unsure);
+    // The ones that account for more of the unsure tests first (a test
+    // failed by a panic raised again is as failed as any); table order
+    // among equals.
+    candidates.sort_by_key(|&(_, _, unsure)| std::cmp::Reverse(unsure));
     let mut asked = BTreeSet::new();
     candidates
         .into_iter()
@@ -312,6 +314,11 @@ mod tests {
             names(&matching_in(T, "ch00-a", &[], &["tests::looks_again"])),
             ["if-not-loop"],
             "a panic caught and raised again (the test failed)"
+        );
+        assert_eq!(
+            names(&matching_in(T, "ch00-a", &[], &["looks_again", "closes"])),
+            ["never-closes", "if-not-loop"],
+            "both raised again: the mistake that accounts for both first"
         );
         assert_eq!(
             names(&matching_in(T, "ch00-a", &["closes"], &["looks_again"])),
