@@ -16,19 +16,24 @@
 //!
 //! The first line is a `//!` comment (like every Rust file of the
 //! repository, it starts by saying what it is): what the mistake is and why
-//! it is wrong. The rest replaces the solution's marked region (the code between
+//! it is wrong. The second, `//? <question>`, is the hint a learner who
+//! made the mistake gets: a question that leads to the missing idea,
+//! printed when their tests fail as this mistake's do (`testbed::hints`).
+//! The rest replaces the solution's marked region (the code between
 //! `// EXERCISE-BEGIN` and `// EXERCISE-END`). In an exercise with several
-//! regions, a second line `// region: N` picks the N-th (counted from 1, in
-//! the order of the crate's `src/` files and of their lines); the default is
-//! the first. The files live outside `src/`, `tests/` and `examples/`, so
+//! regions, a line `// region: N` after those picks the N-th (counted
+//! from 1, in the order of the crate's `src/` files and of their lines);
+//! the default is the first. The files live outside `src/`, `tests/` and `examples/`, so
 //! cargo never compiles them as part of the crate.
 //!
 //! `cargo xtask mistakes` swaps each mistake into a scratch copy of its
 //! exercise, builds it and runs its tests, and requires that at least one
 //! test fails; it then writes the teachers' page that lists every mistake
-//! with the tests that caught it. `cargo xtask check-exercises` does the
-//! same, and fails if the committed page differs from the one it would
-//! write. The scratch copies form one workspace under `target/`, built
+//! with the tests that caught it, and from the same verdicts the table of
+//! hints that the exercises' test binaries read
+//! (`testbed/src/hints/table.rs`). `cargo xtask check-exercises` does the
+//! same, and fails if the committed page or table differs from the one it
+//! would write. The scratch copies form one workspace under `target/`, built
 //! into the repository's own target folder: the stages are built once, and
 //! each mistake recompiles only its exercise.
 
@@ -111,7 +116,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     };
     let verdicts = run(root, &names)?;
     require_caught(&verdicts)?;
-    report_hints(&verdicts)?;
+    hints::report(&verdicts)?;
     let verdicts = if args.is_empty() {
         verdicts
     } else {
@@ -133,17 +138,13 @@ pub fn check(root: &Path) -> Result<()> {
     hints::require_macro(root)?;
     println!("every test binary of the exercises asks for its hints");
     if hints::REQUIRE_HINTS {
-        let mut all = Vec::new();
-        for name in exercises(root)? {
-            all.extend(load(root, &name)?);
-        }
-        hints::require_questions(&all)?;
+        hints::require_questions(root)?;
         println!("every known mistake asks the learner a question");
     }
     let started = Instant::now();
     let verdicts = run(root, &exercises(root)?)?;
     require_caught(&verdicts)?;
-    report_hints(&verdicts)?;
+    hints::report(&verdicts)?;
     let committed = std::fs::read_to_string(root.join(PAGE)).unwrap_or_default();
     let (reconciled, notes) = reconcile(verdicts.clone(), &committed);
     if committed != page(&reconciled) {
@@ -164,27 +165,6 @@ pub fn check(root: &Path) -> Result<()> {
         verdicts.len(),
         exercises(root)?.len(),
         started.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
-/// Checks the hint lines of the mistakes' runs, and says how many were
-/// checked.
-fn report_hints(verdicts: &[Verdict]) -> Result<()> {
-    let checked = hints::check(verdicts, testbed::hints::table())?;
-    println!(
-        "hints: {} mistakes failed their tests as recorded and printed their own question; \
-         {} skipped as flaky (their tests failed otherwise this run{}); {} without a question \
-         or not in {} yet",
-        checked.printed,
-        checked.flaky.len(),
-        if checked.flaky.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", checked.flaky.join(", "))
-        },
-        checked.without,
-        hints::TABLE
     );
     Ok(())
 }

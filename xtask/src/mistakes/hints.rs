@@ -51,8 +51,17 @@ pub fn table(verdicts: &[Verdict]) -> String {
     out
 }
 
-/// Every mistake has a question, one that ends with `?`.
-pub fn require_questions(mistakes: &[Mistake]) -> Result<()> {
+/// Every mistake of every exercise has a question, one that ends with `?`.
+pub fn require_questions(root: &Path) -> Result<()> {
+    let mut all = Vec::new();
+    for name in exercises(root)? {
+        all.extend(super::load(root, &name)?);
+    }
+    questions_end_with_a_question_mark(&all)
+}
+
+/// Every one of `mistakes` has a question, one that ends with `?`.
+fn questions_end_with_a_question_mark(mistakes: &[Mistake]) -> Result<()> {
     let without: Vec<String> = mistakes
         .iter()
         .filter(|m| !m.hint.ends_with('?'))
@@ -186,6 +195,27 @@ pub fn check(verdicts: &[Verdict], table: &[testbed::hints::Hint]) -> Result<Che
     Ok(checked)
 }
 
+/// Checks the hint lines of the mistakes' runs, and says how many were
+/// checked.
+pub fn report(verdicts: &[Verdict]) -> Result<()> {
+    let checked = check(verdicts, testbed::hints::table())?;
+    println!(
+        "hints: {} mistakes failed their tests as recorded and printed their own question; \
+         {} skipped as flaky (their tests failed otherwise this run{}); {} without a question \
+         or not in {} yet",
+        checked.printed,
+        checked.flaky.len(),
+        if checked.flaky.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", checked.flaky.join(", "))
+        },
+        checked.without,
+        TABLE
+    );
+    Ok(())
+}
+
 /// The mistakes named in a test binary's hint lines
 /// (`hint: [name] question`), in order.
 pub fn hinted(output: &str) -> Vec<String> {
@@ -303,10 +333,13 @@ mod tests {
             "one row per mistake, its strings escaped: {text}"
         );
         let questions = |hint: &str| vec![verdict("m", hint, &["tests::a"], &[]).mistake];
-        assert!(require_questions(&questions("does it loop?")).is_ok());
-        assert!(require_questions(&questions("")).is_err(), "none");
+        assert!(questions_end_with_a_question_mark(&questions("does it loop?")).is_ok());
         assert!(
-            require_questions(&questions("it loops.")).is_err(),
+            questions_end_with_a_question_mark(&questions("")).is_err(),
+            "none"
+        );
+        assert!(
+            questions_end_with_a_question_mark(&questions("it loops.")).is_err(),
             "not a question"
         );
     }
