@@ -12,6 +12,7 @@
 use std::backtrace::Backtrace;
 use std::collections::BTreeSet;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::ThreadId;
 
@@ -22,6 +23,9 @@ static EXERCISE: OnceLock<&'static str> = OnceLock::new();
 /// The process that installed the hints: a child it forks inherits the
 /// exit handler, but its exit is not the tests' end.
 static INSTALLER: OnceLock<u32> = OnceLock::new();
+/// Whether some code is not written yet (a `todo!()` panicked): then the
+/// tests fail for that, not for a known mistake, and no hint is printed.
+static UNFINISHED: AtomicBool = AtomicBool::new(false);
 /// The tests that [`failed`] named.
 static FAILED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 /// Each named thread's last panic: its thread, its name (its test's), and
@@ -54,6 +58,12 @@ pub fn install(exercise: &'static str) {
     std::panic::set_hook(Box::new(move |info| {
         // libtest runs each test on a thread named after it; the main
         // thread and unnamed threads are no test's.
+        if info
+            .payload_as_str()
+            .is_some_and(|p| p.starts_with("not yet implemented"))
+        {
+            UNFINISHED.store(true, Ordering::Relaxed);
+        }
         let thread = std::thread::current();
         if let Some(name) = thread.name()
             && name != "main"
@@ -112,7 +122,10 @@ fn failed_tests() -> (BTreeSet<String>, BTreeSet<String>) {
 /// The exit handler: on a failed run, the hints that match the tests that
 /// failed, on stderr.
 extern "C" fn print_hints(status: libc::c_int, _: *mut libc::c_void) {
-    if status == 0 || INSTALLER.get() != Some(&std::process::id()) {
+    if status == 0
+        || INSTALLER.get() != Some(&std::process::id())
+        || UNFINISHED.load(Ordering::Relaxed)
+    {
         return;
     }
     let _ = std::panic::catch_unwind(|| {
