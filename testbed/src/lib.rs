@@ -22,7 +22,8 @@
 //!   short by a signal ([`interrupt`]), and for the stages' tests the
 //!   conformance check ([`conformance`]), a way to run their binaries
 //!   with a deadline ([`testing`]) and a headless browser for the timeline
-//!   page ([`browser`]);
+//!   page ([`browser`]), and the hint an exercise's failing tests end
+//!   with when they fail as a known mistake does ([`hints`]);
 //! - whether a measurement had the machine to itself ([`machine`]).
 //!
 //! # Layout
@@ -44,6 +45,7 @@ pub mod faults;
 pub mod forked;
 pub mod framing;
 pub mod harness;
+pub mod hints;
 pub mod interrupt;
 pub mod latency;
 pub mod limits;

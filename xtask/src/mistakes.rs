@@ -16,19 +16,24 @@
 //!
 //! The first line is a `//!` comment (like every Rust file of the
 //! repository, it starts by saying what it is): what the mistake is and why
-//! it is wrong. The rest replaces the solution's marked region (the code between
+//! it is wrong. The second, `//? <question>`, is the hint a learner who
+//! made the mistake gets: a question that leads to the missing idea,
+//! printed when their tests fail as this mistake's do (`testbed::hints`).
+//! The rest replaces the solution's marked region (the code between
 //! `// EXERCISE-BEGIN` and `// EXERCISE-END`). In an exercise with several
-//! regions, a second line `// region: N` picks the N-th (counted from 1, in
-//! the order of the crate's `src/` files and of their lines); the default is
-//! the first. The files live outside `src/`, `tests/` and `examples/`, so
+//! regions, a line `// region: N` after those picks the N-th (counted
+//! from 1, in the order of the crate's `src/` files and of their lines);
+//! the default is the first. The files live outside `src/`, `tests/` and `examples/`, so
 //! cargo never compiles them as part of the crate.
 //!
 //! `cargo xtask mistakes` swaps each mistake into a scratch copy of its
 //! exercise, builds it and runs its tests, and requires that at least one
 //! test fails; it then writes the teachers' page that lists every mistake
-//! with the tests that caught it. `cargo xtask check-exercises` does the
-//! same, and fails if the committed page differs from the one it would
-//! write. The scratch copies form one workspace under `target/`, built
+//! with the tests that caught it, and from the same verdicts the table of
+//! hints that the exercises' test binaries read
+//! (`testbed/src/hints/table.rs`). `cargo xtask check-exercises` does the
+//! same, and fails if the committed page or table differs from the one it
+//! would write. The scratch copies form one workspace under `target/`, built
 //! into the repository's own target folder: the stages are built once, and
 //! each mistake recompiles only its exercise.
 
@@ -40,6 +45,7 @@ use anyhow::{Context, Result, bail};
 use crate::scratch::{Regions, Scratch, copy_crate, fresh_dir};
 use crate::starters::{self, EXERCISES, exercises};
 
+pub(crate) mod hints;
 pub(crate) mod libtest;
 mod messages;
 mod page;
@@ -68,6 +74,9 @@ pub struct Mistake {
     pub name: String,
     /// What the mistake is and why it is wrong.
     pub comment: String,
+    /// The question that leads a learner who made it to the missing idea
+    /// (the `//? ` line), or empty while the file has none.
+    pub hint: String,
     /// Which region it replaces, counted from 1.
     pub region: usize,
     /// The replacement, without its comment lines.
@@ -81,6 +90,9 @@ pub struct Verdict {
     pub mistake: Mistake,
     /// The tests that failed (or hung), by name; empty if it survived.
     pub caught_by: Vec<String>,
+    /// The mistakes its failing test binaries named in their hint lines
+    /// (`testbed::hints`); empty for a verdict taken from the page.
+    pub hinted: Vec<String>,
 }
 
 /// `cargo xtask mistakes [NAME...]`: runs the mistakes of the named
@@ -103,6 +115,7 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
     };
     let verdicts = run(root, &names)?;
     require_caught(&verdicts)?;
+    hints::report(&verdicts)?;
     let verdicts = if args.is_empty() {
         verdicts
     } else {
@@ -110,7 +123,8 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
         page::with_the_rest(root, &all, verdicts, &committed)?
     };
     std::fs::write(root.join(PAGE), page(&verdicts))?;
-    println!("{PAGE} written");
+    std::fs::write(root.join(hints::TABLE), hints::table(&verdicts))?;
+    println!("{PAGE} and {} written", hints::TABLE);
     Ok(())
 }
 
@@ -120,13 +134,25 @@ pub fn main(root: &Path, args: &[String]) -> Result<()> {
 pub fn check(root: &Path) -> Result<()> {
     messages::check(root)?;
     println!("every assertion in the exercises' tests says what it expected");
+    hints::require_macro(root)?;
+    println!("every test binary of the exercises asks for its hints");
+    hints::require_questions(root)?;
+    println!("every known mistake asks the learner a question");
     let started = Instant::now();
     let verdicts = run(root, &exercises(root)?)?;
     require_caught(&verdicts)?;
+    hints::report(&verdicts)?;
     let committed = std::fs::read_to_string(root.join(PAGE)).unwrap_or_default();
     let (reconciled, notes) = reconcile(verdicts.clone(), &committed);
     if committed != page(&reconciled) {
         bail!("{PAGE} is out of date: run `cargo xtask mistakes` and commit it");
+    }
+    let table = std::fs::read_to_string(root.join(hints::TABLE)).unwrap_or_default();
+    if table != hints::table(&reconciled) {
+        bail!(
+            "{} is out of date: run `cargo xtask mistakes` and commit it",
+            hints::TABLE
+        );
     }
     for note in notes {
         println!("note: {note}");
@@ -189,7 +215,7 @@ fn test_all(
         let crate_dir = scratch.join(name);
         let regions = Regions::find(&crate_dir)?;
         for mistake in mistakes {
-            let caught_by = regions
+            let (caught_by, hinted) = regions
                 .with(mistake.region, &mistake.body, || {
                     libtest::test(root, scratch, name)
                 })
@@ -203,7 +229,11 @@ fn test_all(
                     caught_by.join(", ")
                 }
             );
-            verdicts.push(Verdict { mistake, caught_by });
+            verdicts.push(Verdict {
+                mistake,
+                caught_by,
+                hinted,
+            });
         }
     }
     Ok(())
@@ -228,12 +258,17 @@ pub fn load(root: &Path, exercise: &str) -> Result<Vec<Mistake>> {
         let name = path
             .file_stem()
             .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-        let (comment, region, body) =
-            parse(&text).with_context(|| format!("in {}", path.display()))?;
+        let Parsed {
+            comment,
+            hint,
+            region,
+            body,
+        } = parse(&text).with_context(|| format!("in {}", path.display()))?;
         mistakes.push(Mistake {
             exercise: exercise.to_owned(),
             name,
             comment,
+            hint,
             region,
             body,
         });
@@ -241,8 +276,18 @@ pub fn load(root: &Path, exercise: &str) -> Result<Vec<Mistake>> {
     Ok(mistakes)
 }
 
-/// Splits a mistake file into its comment, its region number and its body.
-fn parse(text: &str) -> Result<(String, usize, String)> {
+/// A mistake file, taken apart.
+#[derive(Debug, PartialEq)]
+struct Parsed {
+    comment: String,
+    hint: String,
+    region: usize,
+    body: String,
+}
+
+/// Splits a mistake file into its comment, its hint (the `//? ` line, if
+/// any), its region number and its body.
+fn parse(text: &str) -> Result<Parsed> {
     let mut lines = text.lines().peekable();
     let comment = lines
         .next()
@@ -251,6 +296,11 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
         .context("the first line must be a `//!` comment: what the mistake is and why it is wrong")?
         .trim()
         .to_owned();
+    let mut hint = String::new();
+    if let Some(question) = lines.peek().and_then(|l| l.strip_prefix("//?")) {
+        hint = question.trim().to_owned();
+        lines.next();
+    }
     let mut region = 1;
     if let Some(n) = lines.peek().and_then(|l| l.strip_prefix("// region: ")) {
         region = n
@@ -265,7 +315,12 @@ fn parse(text: &str) -> Result<(String, usize, String)> {
     if body.iter().all(|l| l.trim().is_empty()) {
         bail!("no code after the comment");
     }
-    Ok((comment, region, body.join("\n") + "\n"))
+    Ok(Parsed {
+        comment,
+        hint,
+        region,
+        body: body.join("\n") + "\n",
+    })
 }
 
 /// Takes the mistakes' scratch workspace and fills it with fresh copies of
@@ -298,13 +353,19 @@ mod tests {
 
     #[test]
     fn a_mistake_file_is_a_comment_an_optional_region_and_code() -> Result<()> {
-        let (comment, region, body) = parse("//! Uses if: wrong.\nif x {}\n")?;
+        let parsed = parse("//! Uses if: wrong.\nif x {}\n")?;
         assert_eq!(
-            (comment.as_str(), region, body.as_str()),
-            ("Uses if: wrong.", 1, "if x {}\n")
+            (parsed.comment.as_str(), parsed.hint.as_str(), parsed.region),
+            ("Uses if: wrong.", "", 1),
+            "no hint yet: an empty one"
         );
-        let (_, region, body) = parse("//! Off by one.\n// region: 2\nx + 1\n")?;
-        assert_eq!((region, body.as_str()), (2, "x + 1\n"));
+        assert_eq!(parsed.body, "if x {}\n", "the code, without the comment");
+        let parsed = parse("//! Off by one.\n//? where does it end?\n// region: 2\nx + 1\n")?;
+        assert_eq!(
+            (parsed.hint.as_str(), parsed.region, parsed.body.as_str()),
+            ("where does it end?", 2, "x + 1\n"),
+            "the hint on line 2, then the region"
+        );
         assert!(parse("if x {}\n").is_err(), "no comment");
         assert!(parse("//! Only a comment.\n").is_err(), "no code");
         assert!(parse("//! Bad region.\n// region: 0\nx\n").is_err());

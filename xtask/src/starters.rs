@@ -133,6 +133,7 @@ pub fn check(root: &Path) -> Result<()> {
         }
         let solution = cargo::command()
             .args(["test", "--quiet", "-p", &name])
+            .env("LADDER_HINT_NAMES", "1")
             .current_dir(root)
             .output()
             .context("cannot run cargo test")?;
@@ -143,7 +144,22 @@ pub fn check(root: &Path) -> Result<()> {
                 String::from_utf8_lossy(&solution.stderr)
             );
         }
-        println!("exercise {name}: starter compiles and fails, solution passes");
+        no_hints(&name, &String::from_utf8_lossy(&solution.stderr))?;
+        println!("exercise {name}: starter compiles and fails, solution passes and prints no hint");
+    }
+    Ok(())
+}
+
+/// Fails if a passing run printed hints (`testbed::hints`): a learner
+/// whose tests pass has no mistake to be asked about.
+fn no_hints(name: &str, stderr: &str) -> Result<()> {
+    let hints: Vec<&str> = stderr.lines().filter(|l| l.starts_with("hint:")).collect();
+    if !hints.is_empty() {
+        bail!(
+            "the solution of {name} passes its tests but prints hints (testbed::hints must \
+             print nothing when no test failed):\n{}",
+            hints.join("\n")
+        );
     }
     Ok(())
 }
@@ -396,6 +412,15 @@ fn list_files(base: &Path, dir: &Path) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_passing_solution_may_print_no_hint() {
+        assert!(no_hints("ch00-x", "test result: ok. 3 passed\n").is_ok());
+        assert!(
+            no_hints("ch00-x", "hint: [m] does it loop?\n").is_err(),
+            "a hint line, though every test passed"
+        );
+    }
 
     #[test]
     fn regions_become_todos_with_their_hint() -> Result<()> {

@@ -26,10 +26,19 @@ pub fn within_or<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> T {
     let (tx, rx) = std::sync::mpsc::channel();
-    let worker = std::thread::spawn(move || {
-        // The receiver is gone only if the test already failed.
-        let _ = tx.send(work());
-    });
+    // Named as the calling thread (libtest names a test's thread after
+    // the test), so that a panic here is the test's, for
+    // `crate::hints`, and says so in its message.
+    let mut worker = std::thread::Builder::new();
+    if let Some(name) = std::thread::current().name() {
+        worker = worker.name(name.to_owned());
+    }
+    let worker = worker
+        .spawn(move || {
+            // The receiver is gone only if the test already failed.
+            let _ = tx.send(work());
+        })
+        .expect("a thread for the bounded work");
     match rx.recv_timeout(deadline) {
         Ok(value) => value,
         Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {

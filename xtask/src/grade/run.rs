@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::build::Binary;
+use crate::mistakes::hints::hinted;
 use crate::mistakes::libtest::list_tests;
 
 /// The longest output kept per test (Exercism's runner keeps 500
@@ -121,7 +122,7 @@ pub fn run(
             let log = logs.join(format!("{}.log", binary.target));
             let status = crate::limited::run(command, logs, &log, left)?;
             let output = std::fs::read_to_string(&log).unwrap_or_default();
-            run.hints.extend(hints(&output));
+            run.hints.extend(hinted(&output));
             let finished = status.map(|s| s.success());
             run.tests.extend(match binary.libtest {
                 true => read_libtest(&output, &listed, finished.is_some()),
@@ -167,7 +168,7 @@ fn run_doc_tests(doc: &DocTests, logs: &Path, left: Duration, run: &mut Run) -> 
     let log = logs.join(format!("{NAME}.log"));
     let status = crate::limited::run(command, &doc.workspace, &log, left)?;
     let output = std::fs::read_to_string(&log).unwrap_or_default();
-    run.hints.extend(hints(&output));
+    run.hints.extend(hinted(&output));
     let tests = read_libtest(&output, &[], status.is_some());
     let failed = tests.iter().any(|t| t.status != Status::Pass);
     run.tests.extend(tests);
@@ -191,17 +192,6 @@ fn hung(name: String) -> TestResult {
         message: None,
         output: None,
     }
-}
-
-/// The mistakes named by `hint: [<name>] <question>` lines.
-pub fn hints(output: &str) -> Vec<String> {
-    output
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("hint: ["))
-        .filter_map(|rest| rest.split_once(']'))
-        .map(|(name, _)| name.trim().to_owned())
-        .filter(|name| !name.is_empty())
-        .collect()
 }
 
 /// The verdicts of a libtest binary's output, in the order of `listed`
@@ -372,9 +362,9 @@ mod tests {
     #[test]
     fn hint_lines_name_the_mistakes() {
         let out =
-            "hint: [if-instead-of-loop] Why?\n  hint: [never-sees-close] How?\nhint: no bracket\n";
-        assert_eq!(hints(out), ["if-instead-of-loop", "never-sees-close"]);
-        assert_eq!(hints(OUTPUT), ["if-instead-of-loop"]);
+            "hint: [if-instead-of-loop] Why?\nhint: [never-sees-close] How?\nhint: no bracket\n";
+        assert_eq!(hinted(out), ["if-instead-of-loop", "never-sees-close"]);
+        assert_eq!(hinted(OUTPUT), ["if-instead-of-loop"]);
     }
 
     #[test]

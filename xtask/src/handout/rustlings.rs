@@ -51,7 +51,7 @@ pub struct Files {
 
 /// Folds the exercise crate `book/exercises/NAME` into its two files.
 pub fn files(root: &Path, name: &str) -> Result<Files> {
-    let combined = combine(&root.join(EXERCISES).join(name), &ident(name))
+    let combined = combine(&root.join(EXERCISES).join(name), name)
         .with_context(|| format!("exercise {name}"))?;
     let exercise = starters::strip_solutions_marked(&combined, Some(END_TODO))?;
     let solution = starters::keep_solutions(&combined);
@@ -62,7 +62,8 @@ pub fn files(root: &Path, name: &str) -> Result<Files> {
 }
 
 /// One text holding the whole crate, regions still marked.
-fn combine(dir: &Path, crate_name: &str) -> Result<String> {
+fn combine(dir: &Path, name: &str) -> Result<String> {
+    let crate_name = &ident(name);
     let lib = std::fs::read_to_string(dir.join("src/lib.rs"))?;
     let mut modules = Vec::new();
     let mut kept: Vec<&str> = Vec::new();
@@ -133,12 +134,16 @@ fn combine(dir: &Path, crate_name: &str) -> Result<String> {
             "\n/// Rustlings runs this once the tests pass: the example and {module}'s\n\
              /// checks fork processes, which a process must not do while libtest's\n\
              /// threads run.\n\
-             fn main() {{\n{}    {module}::main();\n}}\n",
+             fn main() {{\n    // The hints come from the test build's hook; this is no test build.\n    \
+             testbed::hints::install({name:?});\n{}    {module}::main();\n}}\n",
             if example.is_some() {
-                "    doc_example::the_example_at_the_top_of_the_file()\n        \
-                 .expect(\"the example at the top of the file\");\n"
+                format!(
+                    "    {}::the_example_at_the_top_of_the_file()\n        \
+                     .expect(\"the example at the top of the file\");\n",
+                    testbed::hints::DOC_EXAMPLE
+                )
             } else {
-                ""
+                String::new()
             }
         ),
         None => {
@@ -218,7 +223,8 @@ fn doc_example(lib: &str, crate_name: &str, as_test: bool) -> Option<String> {
     Some(format!(
         "\n/// The example at the top of this file: `cargo test --bin` runs no doc\n\
          /// tests, so here it is as code of its own.\n\
-         {attribute}mod doc_example {{\n{test}{visibility}fn the_example_at_the_top_of_the_file(){returns} {{\n{}\n}}\n}}\n",
+         {attribute}mod {} {{\n{test}{visibility}fn the_example_at_the_top_of_the_file(){returns} {{\n{}\n}}\n}}\n",
+        testbed::hints::DOC_EXAMPLE,
         code.join("\n")
     ))
 }

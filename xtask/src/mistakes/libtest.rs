@@ -19,9 +19,10 @@ use super::HUNG_AFTER;
 const DOC_HUNG_AFTER: Duration = Duration::from_secs(20);
 
 /// Builds `name`'s tests in the scratch workspace and runs them; returns
-/// the tests that failed or hung. A mistake that does not compile is an
-/// error: it would teach nothing about the tests.
-pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
+/// the tests that failed or hung, and the mistakes the binaries' hint
+/// lines named. A mistake that does not compile is an error: it would
+/// teach nothing about the tests.
+pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<(Vec<String>, Vec<String>)> {
     let build = crate::cargo::command()
         .args(["test", "--offline", "--no-run", "--message-format=json"])
         .args(["-p", name])
@@ -37,6 +38,7 @@ pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
         );
     }
     let mut caught = Vec::new();
+    let mut hinted = Vec::new();
     for line in String::from_utf8_lossy(&build.stdout).lines() {
         let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -50,13 +52,12 @@ pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
         };
         if is_test || message["target"]["kind"][0] == "test" {
             let exe = Path::new(exe);
-            caught.extend(run_tests(
-                Command::new(exe),
-                target,
-                scratch,
-                HUNG_AFTER,
-                || list_tests(exe, scratch),
-            )?);
+            let (failed, named) =
+                run_tests(Command::new(exe), target, scratch, HUNG_AFTER, || {
+                    list_tests(exe, scratch)
+                })?;
+            caught.extend(failed);
+            hinted.extend(named);
         }
     }
     // The doc tests are tests too: an example in the docs that a mistake
@@ -66,39 +67,36 @@ pub fn test(root: &Path, scratch: &Path, name: &str) -> Result<Vec<String>> {
     // a learner's run either, and skipping them spares the check a
     // rustdoc build per mistake.
     if !caught.is_empty() {
-        return Ok(caught);
+        return Ok((caught, hinted));
     }
     let mut doc = crate::cargo::command();
     doc.args(["test", "--offline", "--doc", "-p", name])
         .env("CARGO_TARGET_DIR", crate::cargo::target_dir(root)?);
-    caught.extend(run_tests(
-        doc,
-        "doc-tests",
-        scratch,
-        DOC_HUNG_AFTER,
-        Vec::new,
-    )?);
-    Ok(caught)
+    let (failed, named) = run_tests(doc, "doc-tests", scratch, DOC_HUNG_AFTER, Vec::new)?;
+    caught.extend(failed);
+    hinted.extend(named);
+    Ok((caught, hinted))
 }
 
 /// Runs one test binary (or `cargo test --doc`) with a time limit; the
 /// tests it reports failed, or, if it never finished, the ones that had
-/// not passed by then (`listed` names them all).
+/// not passed by then (`listed` names them all); and the mistakes its
+/// hint lines named (it runs with `LADDER_HINT_NAMES=1`).
 fn run_tests(
     command: Command,
     target: &str,
     scratch: &Path,
     hung_after: Duration,
     listed: impl FnOnce() -> Vec<String>,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, Vec<String>)> {
     let log = scratch.join("test-output.txt");
+    let mut command = command;
+    command.env("LADDER_HINT_NAMES", "1");
     let status = crate::limited::run(command, scratch, &log, hung_after)?;
     let output = std::fs::read_to_string(&log)?;
-    Ok(failures(
-        &output,
-        status.map(|s| s.success()),
-        target,
-        listed,
+    Ok((
+        failures(&output, status.map(|s| s.success()), target, listed),
+        super::hints::hinted(&output),
     ))
 }
 

@@ -130,7 +130,11 @@ pub fn with_the_rest(
                         mistake.name
                     )
                 })?;
-            verdicts.push(Verdict { mistake, caught_by });
+            verdicts.push(Verdict {
+                mistake,
+                caught_by,
+                hinted: Vec::new(),
+            });
         }
     }
     Ok(verdicts)
@@ -148,10 +152,12 @@ mod tests {
                 exercise: "ch00-x".into(),
                 name: name.into(),
                 comment: "Wrong.".into(),
+                hint: String::new(),
                 region: 1,
                 body: "x\n".into(),
             },
             caught_by: caught_by.iter().map(|t| t.to_string()).collect(),
+            hinted: Vec::new(),
         };
         let committed = page(&[verdict("m", &["tests::a", "tests::timed"])]);
         // This run's timed test missed it; the other still caught it.
@@ -189,6 +195,7 @@ mod tests {
                     .expect("loads")
                     .remove(0),
                 caught_by: tests.iter().map(|t| t.to_string()).collect(),
+                hinted: Vec::new(),
             }]
         };
         let a_listed = "## `ch00-a`\n\n| mistake | what is wrong | caught by |\n|---|---|---|\n\

@@ -27,6 +27,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch01-pipeline");
+
 use std::io::{Read, Write};
 
 use testbed::conn::Conn;

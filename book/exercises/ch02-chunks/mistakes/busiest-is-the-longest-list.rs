@@ -1,4 +1,5 @@
 //! Takes the partition with the most items as the busiest: service times differ, so a short list of slow items can keep its worker busier than a long list of quick ones.
+//? when service times differ, does the partition with the most items always keep its worker busiest?
 // region: 2
 partitions
     .iter()

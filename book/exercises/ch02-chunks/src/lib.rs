@@ -32,6 +32,10 @@
 //! assert_eq!(makespan(&parts, &model, 1), Duration::from_millis(30), "the busiest chunk's work: 3 items of 10 ms");
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch02-chunks");
+
 use std::time::Duration;
 
 use testbed::latency::LatencyModel;

@@ -1,4 +1,5 @@
 //! Never looks at how the child ended: a worker that exited 0 after finishing its partition is reported as a death too.
+//? a child that exits 0 after finishing its partition: does your loop tell it apart from one that died?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

@@ -1,4 +1,5 @@
 //! (written blind) When the respawns are used up, the note counts the dead child's whole partition rather than its items without a row, overstating what was lost ("gave up on 12" when 9 are missing).
+//? when you give up on a dead child, how many of its items really have no row yet?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

@@ -1,4 +1,5 @@
 //! (written blind) Compares with `<=` so one more replacement than max_respawns is forked: with no respawns allowed, a dead child is still replaced instead of its items being given up on.
+//? with `max_respawns` set to 0, how many replacements does your loop fork?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

@@ -1,4 +1,5 @@
 //! (written blind) Treats every normal exit as success and only respawns children killed by a signal, so a child that exited 1 (database failed) or 2 (panicked) leaves its items lost without a note.
+//? a child that exits with status 1 or 2 was not killed by a signal: did it finish its items?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

@@ -1,4 +1,5 @@
 //! (written blind) Forks the replacement but never queues it to be waited for, so supervise returns while it is still working (its items are counted lost) and the child is left a zombie.
+//? after forking a replacement, who waits for it to end before `supervise` returns?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

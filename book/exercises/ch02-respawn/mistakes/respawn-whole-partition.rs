@@ -1,4 +1,5 @@
 //! (written blind) Forks the replacement for the dead child's whole partition instead of the items without a row, so recorded items are requested and recorded twice and the note says "respawned for 5 items" instead of 2.
+//? which of a dead child's items already have a row, and does the replacement need to do them again?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

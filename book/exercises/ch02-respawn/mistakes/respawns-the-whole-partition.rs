@@ -1,4 +1,5 @@
 //! Forks the replacement for the dead child's whole partition, not for the items without a row: the ones it had recorded are sent and stored twice.
+//? if the replacement gets everything the dead child had, what happens to the items it already recorded?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

@@ -1,4 +1,5 @@
 //! Respawns every dead child whatever `max_respawns` says: a worker that dies on every attempt would be forked again forever.
+//? if every replacement dies too, when does your loop stop forking?
 let mut notes = Vec::new();
 while let Some((child, items)) = children.pop_front() {
     let status = wait_for(child.pid)?;

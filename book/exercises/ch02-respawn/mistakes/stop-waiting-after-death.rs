@@ -1,4 +1,5 @@
 //! (written blind) Returns as soon as the first respawn is used up, without waiting for the children still queued, so they are left running (and unreaped) while the run is reported.
+//? once the respawns are used up, what happens to the children still in the queue?
 let mut notes = Vec::new();
 let mut respawns = 0;
 while let Some((child, items)) = children.pop_front() {

@@ -40,6 +40,10 @@
 //! # Ok::<(), testbed::harness::HarnessError>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch02-respawn");
+
 use std::collections::VecDeque;
 
 use fork::processes::{Child, EXIT_DONE, describe, spawn_worker, wait_for};

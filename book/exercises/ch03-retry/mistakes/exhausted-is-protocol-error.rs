@@ -1,4 +1,5 @@
 //! (written blind) When the retries are used up, fails with a made-up protocol error instead of the server's NAK, so the item is mislabelled (protocol, not nak) and the NAK's reason is lost.
+//? when a `NAK` comes with no retry left, does the item end with the server's refusal or with an error of yours?
 match self {
     Retrying::AwaitingAck { item, retries_left } => match reply {
         Reply::Nak(_) if retries_left > 0 => {

@@ -1,4 +1,5 @@
 //! Retries after any reply but OK, not only after a NAK: a reply that makes no sense for a HEAD is a protocol error, and sending the HEAD again only hides it.
+//? if a `HEAD` gets a reply that makes no sense for it, does sending the `HEAD` again help?
 match self {
     Retrying::AwaitingAck { item, retries_left } => match reply {
         Reply::Ok => inner(Machine::AwaitingAck { item }.handle(reply, conn)),

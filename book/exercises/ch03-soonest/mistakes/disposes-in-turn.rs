@@ -1,4 +1,5 @@
 //! When no wrapper is idle, disposes of the wrappers in turn instead of the soonest reply: that is round-robin again, with its head-of-line stalls.
+//? when every wrapper is busy, which reply does your loop wait for: the next in turn, or the one due first?
 // region: 2
 let mut next = 0;
 for item in items {

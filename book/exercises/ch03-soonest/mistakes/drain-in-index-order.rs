@@ -1,4 +1,5 @@
 //! (written blind) Drains the last requests wrapper by wrapper in index order instead of soonest first, so at the end it waits on wrapper 0's slow reply while others' replies have arrived (stalled > 0).
+//? after the last item has started, in what order do you take in the replies still on their way?
 // region: 2
 for item in items {
     loop {

@@ -1,4 +1,5 @@
 //! (written blind) At the end disposes of one reply per working wrapper and stops, so a wrapper that answered HEAD still has its BODY pending and those items are never recorded.
+//? with two-phase requests, how many replies may one wrapper still owe after the last item starts?
 // region: 2
 for item in items {
     loop {

@@ -1,4 +1,5 @@
 //! Returns once every item has started, without disposing of the replies still on their way: the last items never finish.
+//? once every item has started, who takes in the replies still on their way?
 // region: 2
 for item in items {
     let idle = loop {

@@ -1,4 +1,5 @@
 //! (written blind) Returns as soon as every item has been started, without disposing of the replies still due, so the last `count` items are never recorded.
+//? when the item loop ends, how many wrappers are still working, and what becomes of their items?
 // region: 2
 for item in items {
     loop {

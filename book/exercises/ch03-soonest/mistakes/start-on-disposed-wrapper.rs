@@ -1,4 +1,5 @@
 //! (written blind) Assumes the wrapper just disposed of is now idle and starts the next item on it, but after a HEAD's OK it is still working on the BODY, so the start is refused (Busy) with two-phase requests.
+//? after you dispose of a `HEAD`'s `OK`, is that wrapper idle yet, or still busy with the `BODY`?
 // region: 2
 for item in items {
     let idle = (0..fleet.count()).map(WrapperId).find(|&w| !fleet.is_working(w));

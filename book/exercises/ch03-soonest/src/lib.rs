@@ -32,6 +32,10 @@
 //! # Ok::<(), roundrobin::LoopError>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch03-soonest");
+
 use roundrobin::{Fleet, LoopError, VirtualFleet, WrapperId};
 use testbed::workload::Item;
 

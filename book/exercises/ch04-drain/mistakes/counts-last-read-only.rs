@@ -1,4 +1,5 @@
 //! (written blind) Overwrites the byte count with each read's size instead of adding, so after several reads it reports only the last one's bytes.
+//? after reads of 4096, 4096 and 100 bytes, what does your `bytes` say?
 let mut buf = [0u8; 16];
 let mut bytes = 0;
 loop {

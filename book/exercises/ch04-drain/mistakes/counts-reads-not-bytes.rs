@@ -1,4 +1,5 @@
 //! Counts reads instead of bytes: `bytes` should say how many bytes went into the framer, as a caller's byte count (for a limit or a report) relies on.
+//? what does your `bytes` grow by on each successful read?
 let mut bytes = 0;
 loop {
     match framer.read_from(src) {

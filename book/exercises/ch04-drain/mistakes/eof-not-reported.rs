@@ -1,4 +1,5 @@
 //! (written blind) Treats a read of 0 as "nothing for now" and reports eof: false, so a peer that closed is never noticed and its connection is kept waiting forever.
+//? when a read returns `Ok(0)`, what has the peer done, and does your `Drained` tell the caller?
 let mut buf = [0u8; 4096];
 let mut bytes = 0;
 loop {

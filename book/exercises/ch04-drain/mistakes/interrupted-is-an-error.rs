@@ -1,4 +1,5 @@
 //! Treats a read interrupted by a signal as a failure: `Interrupted` means nothing happened and the read should simply be tried again.
+//? what does `ErrorKind::Interrupted` say happened to the read, and what does your drain do with it?
 let mut bytes = 0;
 loop {
     match framer.read_from(src) {

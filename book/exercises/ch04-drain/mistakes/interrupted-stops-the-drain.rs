@@ -1,4 +1,5 @@
 //! (written blind) Treats an interrupted read like WouldBlock and stops draining, so the bytes still in the socket are never read (no new edge will come for them).
+//? after an interrupted read, are the socket's bytes all read, and will the selector announce the rest again?
 let mut buf = [0u8; 4096];
 let mut bytes = 0;
 loop {

@@ -1,4 +1,5 @@
 //! (written blind) Reads one buffer's worth and returns, so with an edge-triggered selector the rest of the bytes stay in the socket and no event will mention them again.
+//? with an edge-triggered selector, who reads the bytes that did not fit in your one buffer?
 let mut buf = [0u8; 4096];
 loop {
     return match src.read(&mut buf) {

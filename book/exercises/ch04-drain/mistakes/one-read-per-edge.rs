@@ -1,4 +1,5 @@
 //! Reads once per event, as if epoll were level-triggered: the bytes left in the socket are never announced again, and the reader waits for them forever.
+//? if the socket holds more than one read's worth, will epoll report it readable again for the bytes left?
 match framer.read_from(src) {
     Ok(0) => Ok(Drained {
         bytes: 0,

@@ -1,4 +1,5 @@
 //! (written blind) Pushes the whole buffer into the framer instead of the n bytes just read, so stale or zero bytes past n are framed as if they had arrived.
+//? a read returns `Ok(n)`: how many bytes of the buffer did it fill, and how many go to the framer?
 let mut buf = [0u8; 64];
 let mut bytes = 0;
 loop {

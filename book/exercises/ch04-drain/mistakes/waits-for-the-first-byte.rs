@@ -1,4 +1,5 @@
 //! Treats `WouldBlock` as "not yet" until at least one byte has come, so a drain never returns empty: the thread spins on the socket instead of going back to the selector to sleep.
+//? if the socket has nothing for now, does your drain return, or keep the thread busy asking again?
 let mut bytes = 0;
 loop {
     match framer.read_from(src) {

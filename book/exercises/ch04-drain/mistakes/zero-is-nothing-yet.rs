@@ -1,4 +1,5 @@
 //! Takes a read of 0 bytes for "nothing for now": 0 means the peer closed its side; "nothing yet" is what `WouldBlock` says.
+//? which read result means "nothing yet", and which means "the peer closed its side"?
 let mut bytes = 0;
 loop {
     match framer.read_from(src) {

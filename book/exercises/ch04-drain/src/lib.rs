@@ -30,6 +30,10 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch04-drain");
+
 use std::io::{self, Read};
 
 use testbed::framing::LineFramer;
@@ -71,6 +75,7 @@ mod tests {
     use std::net::{TcpListener, TcpStream};
     use std::os::fd::AsFd;
     use std::time::Duration;
+    use testbed::hints::Outcome;
 
     use select::event::{Interest, Token};
     use select::{Backend, Selector};
@@ -89,7 +94,7 @@ mod tests {
     }
 
     #[test]
-    fn one_edge_is_enough_when_the_socket_is_drained() -> io::Result<()> {
+    fn one_edge_is_enough_when_the_socket_is_drained() -> Outcome {
         let (mut client, mut server) = pair()?;
         let mut selector = Selector::new(Backend::Epoll)?;
         selector.add(client.as_fd(), Token::new(0), Interest::Read)?;
@@ -123,7 +128,7 @@ mod tests {
     }
 
     #[test]
-    fn a_closed_peer_is_the_end_of_the_stream() -> io::Result<()> {
+    fn a_closed_peer_is_the_end_of_the_stream() -> Outcome {
         let (mut client, mut server) = pair()?;
         server.write_all(b"OK\n20")?;
         drop(server);
@@ -225,7 +230,7 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_socket_drains_at_once_and_the_loop_sleeps_until_bytes_come() -> io::Result<()> {
+    fn an_empty_socket_drains_at_once_and_the_loop_sleeps_until_bytes_come() -> Outcome {
         let (mut client, mut server) = pair()?;
         let mut selector = Selector::new(Backend::Epoll)?;
         selector.add(client.as_fd(), Token::new(0), Interest::Read)?;
@@ -265,7 +270,8 @@ mod tests {
             line, "OK",
             "the peer's line, read after its readiness event"
         );
-        writer.join().expect("the writer finishes")
+        writer.join().expect("the writer finishes")?;
+        Ok(())
     }
 
     /// A reader that has `chunks` ready, one per read, then would block.

@@ -1,4 +1,5 @@
 //! Runs only while a socket is watched: a loop with timers but no socket ends at once, and its timers never fire.
+//? a loop with a timer set but no socket at all: does your `run` wait for the timer?
 let mut events = Vec::new();
 while !self.sockets.is_empty() {
     let timeout = next_timeout(Instant::now(), self.timers.iter().map(|&(at, _)| at));

@@ -1,4 +1,5 @@
 //! (written blind) Takes the wait's timeout from the most recently added timer rather than the earliest, so an earlier timer added first fires late (after the later one's deadline).
+//? if the timer added last is due after one added earlier, which one decides how long you wait?
 let mut events = Vec::new();
 while !self.is_idle() {
     let timeout = next_timeout(Instant::now(), self.timers.last().map(|&(at, _)| at));

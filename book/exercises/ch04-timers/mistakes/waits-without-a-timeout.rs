@@ -1,4 +1,5 @@
 //! Waits with no timeout: with no socket to wake it, the loop sleeps forever and no timer ever fires.
+//? with no socket to wake it, what brings your wait back when a timer falls due?
 let mut events = Vec::new();
 while !self.is_idle() {
     self.selector.wait(&mut events, None)?;

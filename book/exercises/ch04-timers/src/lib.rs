@@ -32,6 +32,10 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch04-timers");
+
 use std::collections::BTreeMap;
 use std::io;
 use std::net::TcpStream;
@@ -162,6 +166,7 @@ mod tests {
     use std::net::TcpListener;
     use std::sync::mpsc;
     use std::time::Duration;
+    use testbed::hints::Outcome;
 
     use testbed::testing::WaitCost;
 
@@ -207,7 +212,7 @@ mod tests {
     }
 
     #[test]
-    fn timers_fire_in_order_never_early_and_then_the_loop_ends() -> io::Result<()> {
+    fn timers_fire_in_order_never_early_and_then_the_loop_ends() -> Outcome {
         for backend in Backend::ALL {
             let mut event_loop = EventLoop::new(backend)?;
             let start = Instant::now();
@@ -236,7 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_is_handled_before_a_later_timer_and_a_close_ends_the_loop() -> io::Result<()> {
+    fn a_line_is_handled_before_a_later_timer_and_a_close_ends_the_loop() -> Outcome {
         for backend in Backend::ALL {
             let listener = TcpListener::bind("127.0.0.1:0")?;
             let client = TcpStream::connect(listener.local_addr()?)?;
@@ -268,14 +273,14 @@ mod tests {
     }
 
     #[test]
-    fn an_idle_loop_returns_at_once() -> io::Result<()> {
+    fn an_idle_loop_returns_at_once() -> Outcome {
         let log = run_bounded(EventLoop::new(Backend::Poll)?);
         assert!(log.is_empty(), "an idle loop has nothing to report");
         Ok(())
     }
 
     #[test]
-    fn sockets_keep_the_loop_running_after_the_last_timer() -> io::Result<()> {
+    fn sockets_keep_the_loop_running_after_the_last_timer() -> Outcome {
         for backend in Backend::ALL {
             let listener = TcpListener::bind("127.0.0.1:0")?;
             let client = TcpStream::connect(listener.local_addr()?)?;
@@ -313,7 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn an_early_timer_is_not_kept_waiting_by_a_later_one() -> io::Result<()> {
+    fn an_early_timer_is_not_kept_waiting_by_a_later_one() -> Outcome {
         // Added first or added last, due last: the wait must be for the
         // earliest timer, whichever was added when.
         for late_first in [true, false] {
@@ -345,7 +350,7 @@ mod tests {
     }
 
     #[test]
-    fn a_loop_waiting_for_a_timer_sleeps() -> io::Result<()> {
+    fn a_loop_waiting_for_a_timer_sleeps() -> Outcome {
         for backend in Backend::ALL {
             let mut event_loop = EventLoop::new(backend)?;
             event_loop.at(Instant::now() + 200 * MS, "in 200 ms");
@@ -361,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn two_sockets_ready_in_the_same_wait_are_both_read() -> io::Result<()> {
+    fn two_sockets_ready_in_the_same_wait_are_both_read() -> Outcome {
         for backend in Backend::ALL {
             let mut event_loop = EventLoop::new(backend)?;
             // Both peers have written and hung up before the loop's first
@@ -388,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_and_a_due_timer_in_one_turn_are_both_handled() -> io::Result<()> {
+    fn a_line_and_a_due_timer_in_one_turn_are_both_handled() -> Outcome {
         for backend in Backend::ALL {
             let mut event_loop = EventLoop::new(backend)?;
             // The timer is already due and the line already waits when the

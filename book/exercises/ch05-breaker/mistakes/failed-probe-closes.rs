@@ -1,4 +1,5 @@
 //! (written blind) Counts a failed probe as the first refusal of a closed breaker instead of reopening it, so after a failed probe connects go ahead again until threshold more refusals.
+//? when the probe is refused, is the server known to be down again, or does it take `threshold` more refusals?
 // region: 2
 let refusals = match self.state {
     State::Closed { refusals } => refusals + 1,

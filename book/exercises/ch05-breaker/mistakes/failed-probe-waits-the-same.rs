@@ -1,4 +1,5 @@
 //! Does not count a failed probe as a trip: the breaker reopens for the same delay each time, instead of backing off from a server that stays down.
+//? a server that stays down fails probe after probe: does each open period last longer than the last?
 // region: 2
 let open = match self.state {
     State::Closed { refusals } if refusals + 1 < self.threshold => {

@@ -1,4 +1,5 @@
 //! (written blind) Opens only when the refusals exceed the threshold (`>`), so it takes threshold + 1 refusals in a row to open the breaker.
+//? with a threshold of 3, on which refusal in a row does your breaker open?
 // region: 2
 match self.state {
     State::Closed { refusals } => {

@@ -1,4 +1,5 @@
 //! (written blind) Draws the delay before counting the trip, so the first opening uses delay(0) and every later wait is one doubling short of what backoff.delay(trips, seed) promises.
+//? for the first opening, which `trips` value does your delay come from, and does it count that trip?
 // region: 2
 let mut open = |this: &mut Breaker| {
     let delay = this.backoff.delay(this.trips, this.seed);

@@ -1,4 +1,5 @@
 //! (written blind) Computes the open deadline from Instant::now() instead of the `now` it was given, so on the tests' fake clock the breaker opens until the wrong time.
+//? which clock does your open deadline come from: the `now` you were given, or another one?
 // region: 2
 let open = |this: &mut Breaker| {
     this.trips += 1;

@@ -43,6 +43,10 @@
 //! assert_eq!(breaker.state(), State::Closed { refusals: 0 }, "the probe's success closes it");
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch05-breaker");
+
 use std::time::{Duration, Instant};
 
 use pool::backoff::Backoff;

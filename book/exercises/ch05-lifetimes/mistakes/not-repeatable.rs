@@ -1,4 +1,5 @@
 //! (written blind) Mixes a process-wide call counter into the draw, so the same seed and serial give a different lifetime on every call and a test cannot predict it.
+//? what in your draw changes from one call to the next, besides the seed and the serial?
 use std::sync::atomic::{AtomicU64, Ordering};
 static CALLS: AtomicU64 = AtomicU64::new(0);
 let nonce = CALLS.fetch_add(1, Ordering::Relaxed);

@@ -31,6 +31,10 @@
 //! assert_eq!(spread, lifetime(10, 0.5, 1, 42), "the same seed and serial, the same draw");
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch05-lifetimes");
+
 use testbed::dice::{splitmix, unit};
 
 // ANCHOR: exercise

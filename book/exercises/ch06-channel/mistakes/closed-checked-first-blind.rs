@@ -1,4 +1,5 @@
 //! (written blind) Checks `closed` before the queue, so the values sent before the close are dropped: a receiver gets None while the queue still holds them.
+//? after `close`, can the queue still hold values that a receiver is owed?
 loop {
     if self.closed.get() {
         return None;

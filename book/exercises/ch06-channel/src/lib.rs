@@ -32,6 +32,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch06-channel");
+
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 

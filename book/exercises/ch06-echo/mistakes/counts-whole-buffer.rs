@@ -1,4 +1,5 @@
 //! (written blind) Adds the buffer's size to the count instead of the bytes actually read, so a 6-byte echo reports 1024 bytes echoed.
+//? a client sends 6 bytes: how many does your `echo` say it echoed?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

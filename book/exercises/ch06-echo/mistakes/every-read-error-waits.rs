@@ -1,4 +1,5 @@
 //! Waits for readiness after any failed read, not only after WouldBlock: a reset connection is readable once and fails every read, so the echo waits forever for news that will not come.
+//? when a read fails because the client reset the connection, will waiting for readiness bring better news?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

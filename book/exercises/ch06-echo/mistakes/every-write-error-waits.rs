@@ -1,4 +1,5 @@
 //! Waits for room after any failed write, not only after WouldBlock: a connection the client reset fails every write, so the echo waits for room that will never come.
+//? when a write fails because the client is gone, will the socket ever have room for the rest?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

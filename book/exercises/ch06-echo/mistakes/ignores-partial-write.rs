@@ -1,4 +1,5 @@
 //! (written blind) Writes each chunk with one `write` and counts it as echoed whatever that write took, so when the socket buffer is full (the 2 MB message) the rest of the chunk is silently dropped.
+//? when `write` returns `Ok(k)` with `k` smaller than the chunk, what happens to the chunk's last bytes?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

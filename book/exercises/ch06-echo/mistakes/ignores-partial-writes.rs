@@ -1,4 +1,5 @@
 //! Writes each chunk with one `write` and ignores how much it took (and that it may say WouldBlock): with the socket's buffer full, part of the echo is lost.
+//? with the socket's send buffer full, how much of your chunk may one `write` take, and what may it say?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

@@ -1,4 +1,5 @@
 //! (written blind) Takes a read's WouldBlock as the end of the client and returns, so a slow client that pauses between sends is hung up on before it closes.
+//? a client pauses between two sends after its first bytes were echoed: does your `echo` hang up on it?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

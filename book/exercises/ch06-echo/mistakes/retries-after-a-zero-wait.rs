@@ -1,4 +1,5 @@
 //! Waits for readiness with a zero timeout and tries the read again, to "let the others run": the fiber is back at once, and the echo spins through its client's silence instead of sleeping until the socket is readable.
+//? while the client is silent, does your fiber sleep until the socket is readable, or come straight back?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

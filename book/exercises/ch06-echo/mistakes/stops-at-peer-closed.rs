@@ -1,4 +1,5 @@
 //! (written blind) Ends as soon as the reactor says the peer closed, before reading to the end of the stream, so the bytes the client sent just before hanging up are never echoed.
+//? when the peer has closed, can the socket still hold bytes it sent just before, and who reads them?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

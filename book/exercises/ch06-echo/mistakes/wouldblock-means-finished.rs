@@ -1,4 +1,5 @@
 //! Takes a read's WouldBlock for the end of the client: it only means "nothing yet"; the client is finished when a read returns 0.
+//? which read result says the client is finished, and which only says "nothing yet"?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

@@ -1,4 +1,5 @@
 //! (written blind) Treats a failed write (a reset, a broken pipe) as the client having left and returns Ok, so the caller is told the echo succeeded when it failed.
+//? when a write fails with a reset or a broken pipe, what does your caller learn about the echo?
 loop {
     let n = match conn.get_mut().read(&mut buf) {
         Ok(0) => return Ok(echoed),

@@ -33,6 +33,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch06-echo");
+
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
 

@@ -1,4 +1,5 @@
 //! Pops the items off the end of the list: the handles, and so the outcomes, come back in reverse order, and the caller pairs each item with another's outcome.
+//? which item's handle ends up first in the vector you return?
 let mut items = items;
 let mut handles = Vec::new();
 while let Some(item) = items.pop() {

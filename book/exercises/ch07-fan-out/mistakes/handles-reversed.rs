@@ -1,4 +1,5 @@
 //! (written blind) Spawns the fibers from the last item to the first, so the handles (and the outcomes fetch_all returns) come back in reverse item order.
+//? `fetch_all` returns the outcomes in the order of your handles: is that the item order?
 items
     .into_iter()
     .rev()

@@ -1,4 +1,5 @@
 //! (written blind) Takes the permit only after the fetch returns, so the fetches themselves are not bounded at all.
+//? while the fetch itself runs, is your fiber holding a permit?
 items
     .into_iter()
     .map(|item| {

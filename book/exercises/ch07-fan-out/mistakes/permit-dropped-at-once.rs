@@ -1,4 +1,5 @@
 //! Binds the permit to `_`, which drops it on the spot: the fiber fetches holding nothing, and every fetch runs at once, whatever the limit.
+//? when does your permit go back to the semaphore: after the fetch, or before it starts?
 items
     .into_iter()
     .map(|item| {

@@ -1,4 +1,5 @@
 //! (written blind) Holds the permit only while connecting and drops it before the request, so the limit bounds connects, not fetches: more than `limit` requests are in flight at once.
+//? is the permit still held while the request's replies are on their way?
 items
     .into_iter()
     .map(|item| {

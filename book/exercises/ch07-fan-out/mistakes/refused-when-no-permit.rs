@@ -1,4 +1,5 @@
 //! (written blind) Uses try_acquire and fails the item as refused when no permit is free, instead of waiting in line, so every item beyond the first `limit` fails.
+//? when every permit is taken, does your item fail at once, though the server never refused it?
 items
     .into_iter()
     .map(|item| {

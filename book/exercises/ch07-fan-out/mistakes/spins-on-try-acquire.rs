@@ -1,4 +1,5 @@
 //! Takes the permit with `try_acquire` in a loop, yielding between tries: the waiting fibers never sleep, they take turns asking, and burn the CPU for as long as the fetch ahead of them lasts.
+//? while a fiber waits for a permit, does it sleep, or keep asking and take the CPU?
 items
     .into_iter()
     .map(|item| {

@@ -35,6 +35,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch07-fifo-lock");
+
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 

@@ -47,6 +47,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch08-cancel");
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

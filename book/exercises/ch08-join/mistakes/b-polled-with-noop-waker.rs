@@ -1,4 +1,5 @@
 //! (written blind) Polls `b` with a no-op waker (so the task is "only woken once"), so when `b` becomes ready after `a` nothing wakes the task and the join never finishes.
+//? when `b` becomes ready after `a`, which waker does it call to get the join polled again?
 if a_output.is_none() {
     if let Poll::Ready(output) = a.as_mut().poll(cx) {
         a_output = Some(output);

@@ -1,4 +1,5 @@
 //! Polls `b` only once `a` is finished: that is `a.await; b.await` again, and the second request does not even start until the first is answered.
+//? is your join any different from `a.await` followed by `b.await`, and when does `b`'s request start?
 if a_output.is_none() {
     match a.as_mut().poll(cx) {
         Poll::Ready(output) => a_output = Some(output),

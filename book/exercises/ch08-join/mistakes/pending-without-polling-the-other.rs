@@ -1,4 +1,5 @@
 //! Returns Pending as soon as one future finishes, meaning to poll the other next time: the other never registered a waker, so nothing wakes the task again.
+//? after one future finishes, is the other one polled in that same call, so that it holds a waker to call?
 if a_output.is_none() {
     if let Poll::Ready(output) = a.as_mut().poll(cx) {
         a_output = Some(output);

@@ -1,4 +1,5 @@
 //! Polls both futures on every wake-up, even one that has already returned Ready: a finished future must not be polled again (a JoinHandle panics).
+//? after a future has returned `Ready`, what happens when the join polls it again on the next wake-up?
 if let Poll::Ready(output) = a.as_mut().poll(cx) {
     a_output = Some(output);
 }

@@ -1,4 +1,5 @@
 //! Wakes its own task before returning Pending, to be sure the other future gets polled: the executor polls the join again at once, over and over, and the task spins through the wait instead of sleeping until one of the two wakes it.
+//? when you return `Pending`, who has already promised to wake the join, and why would it wake itself too?
 if a_output.is_none()
     && let Poll::Ready(output) = a.as_mut().poll(cx)
 {

@@ -1,4 +1,5 @@
 //! (written blind) Wakes its own task before every Pending "so that nothing is missed", which turns the join into a busy loop that polls both futures nonstop while they wait.
+//? how many times is the join polled while both futures wait, if every `Pending` comes with a wake-up?
 if a_output.is_none() {
     if let Poll::Ready(output) = a.as_mut().poll(cx) {
         a_output = Some(output);

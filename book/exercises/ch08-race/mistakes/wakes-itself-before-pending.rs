@@ -1,4 +1,5 @@
 //! Wakes its own task before returning Pending, "so that nothing is missed": the executor polls the race again at once, over and over, and the task spins through the whole wait instead of sleeping until a timer or a socket wakes it.
+//? when both futures are pending, who has promised to wake the task, and does it need your wake-up too?
 if let Poll::Ready(output) = a.as_mut().poll(cx) {
     return Poll::Ready(Either::Left(output));
 }

@@ -1,4 +1,5 @@
 //! (written blind) The bell is registered with the selector but its two sockets are left blocking, so draining the bell to WouldBlock blocks the loop forever on the read after the last byte (and a burst of wakes can block a waking thread on a full socket).
+//? when the loop reads the bell until nothing is left, what does that last `read` do on a blocking socket?
 // region: 1
 let (bell, ring) = UnixStream::pair()?;
 let mut selector = Selector::new(Backend::Epoll)?;

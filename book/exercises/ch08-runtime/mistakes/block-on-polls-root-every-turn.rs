@@ -1,4 +1,5 @@
 //! (written blind) block_on polls the root future on every turn of the loop, whenever any task, timer or socket woke the loop, instead of only when the root's own waker was called: the root is polled without being woken (stage 1 promises "when, and only when").
+//? is the root future polled only after its own waker was called, or whenever anything at all woke the loop?
 // region: 2
 let waker = Waker::from(Arc::new(TaskWaker {
     id: ROOT,

@@ -1,4 +1,5 @@
 //! A lost wake-up: the turn runs a copy of the ready queue and then clears the queue, as if every id in it had been run; a task woken during the turn (a new task, a joiner, a task woken from another thread) is forgotten.
+//? what becomes of an id pushed onto the ready queue while the turn is running, once the turn ends?
 // region: 2
 let mut root = pin!(future);
 let root_waker = Waker::from(Arc::new(TaskWaker {

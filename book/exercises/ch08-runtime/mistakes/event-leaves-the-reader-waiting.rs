@@ -1,4 +1,5 @@
 //! The reactor wakes a reader but leaves its waker in place: the reader, polled again, cannot tell that its event came, returns Pending, and (epoll reports a socket once each time it becomes readable) waits for ever.
+//? when the reader is polled after its socket's event, how does it tell that the event came?
 // region: 4
 let busy = !lock(&self.ready.ids).is_empty() || !self.yielded.borrow().is_empty();
 let timeout = if busy {

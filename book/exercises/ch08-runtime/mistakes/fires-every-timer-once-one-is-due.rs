@@ -1,4 +1,5 @@
 //! A timer heap that fires early: once the soonest timer is due, it wakes every sleep in the heap, so a 30 ms sleep ends with a 10 ms one.
+//? when the soonest timer is due, which of the other timers in the heap are due too?
 // region: 12
 let now = Instant::now();
 let first_due = matches!(self.timers.borrow().peek(), Some(Reverse((at, _))) if *at <= now);

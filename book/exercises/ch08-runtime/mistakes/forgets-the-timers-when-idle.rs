@@ -1,4 +1,5 @@
 //! With no task ready the loop sleeps in the selector with no timeout at all, forgetting the timer heap: a task asleep with nothing else going on is never woken.
+//? with no task ready, how long may the selector sleep while a sleep's deadline waits in the heap?
 // region: 4
 let busy = !lock(&self.ready.ids).is_empty() || !self.yielded.borrow().is_empty();
 let timeout = if busy { Some(Duration::ZERO) } else { None };

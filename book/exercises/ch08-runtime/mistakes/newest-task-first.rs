@@ -1,4 +1,5 @@
 //! FIFO order broken: each turn runs the ready queue newest first, so tasks spawned a, b, c start c, b, a, and a task woken early waits behind every task woken after it.
+//? for tasks spawned a, b, c, in what order does your turn run them, and what order does the runtime promise?
 // region: 2
 let mut root = pin!(future);
 let root_waker = Waker::from(Arc::new(TaskWaker {

@@ -1,4 +1,5 @@
 //! (written blind) On a socket's event the loop calls the reader's waker but leaves it in `readers` instead of replacing it with None, so the woken Readable cannot learn its event came: it waits again and, with no second event, forever.
+//? after the loop calls a reader's waker, what left in `readers` shows that reader its event has arrived?
 // region: 4
 let timeout = if !lock(&self.ready.ids).is_empty() || !self.yielded.borrow().is_empty() {
     Some(Duration::ZERO)

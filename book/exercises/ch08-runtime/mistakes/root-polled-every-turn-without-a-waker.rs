@@ -1,4 +1,5 @@
 //! `block_on` ignores its own waker: it polls the root future once a turn with a no-op waker, as if that were enough; a root that wakes itself, or waits for a task, is never polled again once the loop goes to sleep in the selector.
+//? if the root returns `Pending` and the loop then sleeps in the selector, which waker can bring the root back?
 // region: 2
 let mut root = pin!(future);
 loop {

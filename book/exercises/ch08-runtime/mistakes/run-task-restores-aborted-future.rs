@@ -1,4 +1,5 @@
 //! (written blind) After a Pending poll the loop always puts the future back into its task, even when the task aborted itself during that poll, so the aborted future is kept (its destructor does not run at once, and never at all if it holds its own handle) instead of being dropped.
+//? if a task aborts itself during its poll and then returns `Pending`, where does its future end up?
 // region: 8
 let Some(task) = self.tasks.borrow().get(&id).cloned() else {
     return; // ended and removed: a late wake

@@ -1,4 +1,5 @@
 //! (written blind) spawn polls the new task at once, up to its first await, like a JavaScript promise, instead of queueing it: it runs before the caller lets go, before the tasks already waiting in the FIFO queue, and re-entrantly inside the spawning task's poll.
+//? when `spawn` returns, has the new task already run, ahead of the tasks that were queued before it?
 // region: 7
 let inner = &self.inner;
 let id = inner.next_id.get();

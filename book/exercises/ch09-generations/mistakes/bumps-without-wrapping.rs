@@ -1,4 +1,5 @@
 //! Bumps the generation with a plain `+ 1`: a place that has held 2^32 values overflows (a panic in a debug build, a wrap only by luck in release), where the generation should wrap round to 0 and go on.
+//? what does `place.0 += 1` do to a place that has already held `u32::MAX` values?
 match self.free.pop() {
     Some(index) => {
         let place = &mut self.places[index as usize];

@@ -1,4 +1,5 @@
 //! (written blind) Reads the new place's index after pushing it, so a value stored in a new place gets an id one past its place (names nothing, or the next place's value).
+//? when a value goes into a new place, which index does its id name: the place it went into, or the next?
 // region: 1
 if let Some(index) = self.free.pop() {
     let (generation, slot) = &mut self.places[index as usize];

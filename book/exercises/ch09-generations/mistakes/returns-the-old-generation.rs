@@ -1,4 +1,5 @@
 //! Builds the id before bumping the generation: the id handed out names the place's previous holder, so the new value cannot be reached by its own id (and the old id reaches it instead).
+//? which holder of the place does the id you hand out name: the new value, or the one before it?
 match self.free.pop() {
     Some(index) => {
         let place = &mut self.places[index as usize];

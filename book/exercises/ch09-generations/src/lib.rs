@@ -28,6 +28,10 @@
 //! assert_eq!(Id::from_user_data(second.to_user_data()), second, "an id survives the trip through user_data");
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch09-generations");
+
 /// A value's name in a [`Table`]: its place and that place's generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Id {

@@ -1,4 +1,5 @@
 //! (written blind) Keeps the result of whichever completion is read last without looking at user_data, so a connect that succeeded is reported with the cancelled timeout's -ECANCELED (a timeout), and a timed-out one with -ETIME.
+//? of the two completions you read, how do you know which one carries the connect's result?
 let connect = connect.flags(squeue::Flags::IO_LINK);
 unsafe {
     let mut sq = ring.submission();

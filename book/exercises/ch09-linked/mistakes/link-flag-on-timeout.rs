@@ -1,4 +1,5 @@
 //! (written blind) Puts IO_LINK on the timeout instead of the connect, so the LINK_TIMEOUT is linked to nothing before it (the kernel rejects it) and the connect runs with no time limit: a server that drops SYNs hangs the caller.
+//? `IO_LINK` ties an entry to which other entry, and which entry does a `LINK_TIMEOUT` put a limit on?
 let timeout = timeout.flags(squeue::Flags::IO_LINK);
 unsafe {
     let mut sq = ring.submission();

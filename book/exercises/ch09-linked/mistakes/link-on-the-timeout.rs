@@ -1,4 +1,5 @@
 //! Puts `IO_LINK` on the timeout instead of the connect: the flag links an entry to the *next* one, and a `LINK_TIMEOUT` times the entry before it, so this timeout times nothing and the connect runs unbounded.
+//? given where `IO_LINK` sits in your pair, which entry does the timeout actually time?
 let entries = [connect, timeout.flags(squeue::Flags::IO_LINK)];
 // SAFETY: the address and the timespec the entries point to are the
 // caller's, alive until this function returns, and it returns only

@@ -1,4 +1,5 @@
 //! (written blind) Waits for a single completion and treats a missing connect completion as success (0), so when the timeout's completion comes first the caller gets a "connected" socket that is not.
+//? if the only completion read so far is the timeout's, what does your function say about the connect?
 let connect = connect.flags(squeue::Flags::IO_LINK);
 unsafe {
     let mut sq = ring.submission();

@@ -1,4 +1,5 @@
 //! Pushes the two entries without `IO_LINK`: the kernel refuses a link timeout with nothing linked before it, and the connect runs unbounded, for the kernel's own two minutes against a server that drops SYNs.
+//? with no link between the entries, what does the kernel make of the `LINK_TIMEOUT`, and what bounds the connect?
 let entries = [connect, timeout];
 // SAFETY: the address and the timespec the entries point to are the
 // caller's, alive until this function returns, and it returns only

@@ -1,4 +1,5 @@
 //! Submits once, then reads the completion queue in a loop until both completions are there, without ever asking the kernel to wait: the thread spins for the whole time limit where `submit_and_wait` would have slept.
+//? while the two completions are on their way, is your thread asleep in the kernel or going round a loop?
 let entries = [connect.flags(squeue::Flags::IO_LINK), timeout];
 // SAFETY: the address and the timespec are the caller's, alive until this
 // returns, and it returns only after both entries have completed.

@@ -1,4 +1,5 @@
 //! Returns as soon as the connect's completion is read, without waiting for the timeout's: the kernel may not be done with the timespec yet, and the caller drops it when this returns.
+//? when this function returns and the caller drops the timespec, has the timeout's completion come yet?
 let entries = [connect.flags(squeue::Flags::IO_LINK), timeout];
 // SAFETY: (wrongly) claims the kernel is done with both pointers once the
 // connect has completed; the timeout's completion is still to come.

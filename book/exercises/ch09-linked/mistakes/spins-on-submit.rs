@@ -1,4 +1,5 @@
 //! (written blind) Submits without waiting and then polls the completion queue in a loop, a busy-wait that burns a CPU for the whole connect (up to the limit) instead of sleeping in the kernel.
+//? against a server that drops SYNs, how much CPU does your wait burn until the limit passes?
 let connect = connect.flags(squeue::Flags::IO_LINK);
 unsafe {
     let mut sq = ring.submission();

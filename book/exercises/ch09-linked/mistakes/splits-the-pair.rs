@@ -1,4 +1,5 @@
 //! Submits the connect before pushing its timeout: a link does not survive the end of a submission, so the connect goes in alone, the timeout that follows has nothing to time, and the connect runs unbounded.
+//? does a link between two entries survive a `submit` that runs between pushing the first and the second?
 // SAFETY: the address and the timespec the entries point to are the
 // caller's, alive until this function returns, and it returns only
 // after both entries have completed: the kernel is done with them.

@@ -1,4 +1,5 @@
 //! (written blind) Pushes the timeout before the connect (with the connect flagged IO_LINK), so the LINK_TIMEOUT has no linked operation before it and the connect is linked to nothing: the limit never applies.
+//? in your submission order, which entry comes just before the `LINK_TIMEOUT`, and what is the connect linked to?
 let connect = connect.flags(squeue::Flags::IO_LINK);
 unsafe {
     let mut sq = ring.submission();

@@ -1,4 +1,5 @@
 //! (written blind) Assumes a cancelled read always ends with ECANCELED and reports `read: None` whatever its completion says, so bytes that arrived before the cancel are in the buffer but reported as never read.
+//? if the read's bytes came before the cancel reached it, what does its completion say, and what do you report?
 ring.cancel(read)?;
 let mut done = Vec::new();
 loop {

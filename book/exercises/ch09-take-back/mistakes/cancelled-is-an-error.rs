@@ -1,4 +1,5 @@
 //! Reports ECANCELED as an error: a cancel that caught the read is the outcome that was asked for, and an error carries no buffer, so the one the caller wanted back is dropped.
+//? when the cancel catches the read, is that a failure of `take_back`, and where does the buffer go then?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 loop {

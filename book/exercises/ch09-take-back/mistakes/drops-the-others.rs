@@ -1,4 +1,5 @@
 //! Drops the completions that are not the read's: their owners wait for them for ever, and the buffers they carry are freed with them.
+//? who is waiting for the completions that are not the read's, and where do they go from here?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 loop {

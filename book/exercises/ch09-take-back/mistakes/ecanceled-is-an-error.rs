@@ -1,4 +1,5 @@
 //! (written blind) Passes the read's ECANCELED on as an error, so the ordinary outcome of a cancel fails the call and the buffer, back from the kernel, is dropped instead of returned.
+//? is ECANCELED on the read's completion the outcome you asked for, or a sign that something went wrong?
 ring.cancel(read)?;
 let mut done = Vec::new();
 loop {

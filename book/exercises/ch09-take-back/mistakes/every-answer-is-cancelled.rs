@@ -1,4 +1,5 @@
 //! Calls every answer to a cancel "cancelled": a read that finished before the cancel reached it has its bytes in the buffer, and reporting `None` throws away a reply that did arrive.
+//? does the read's completion always say it was cancelled, or can it carry a byte count of its own?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 loop {

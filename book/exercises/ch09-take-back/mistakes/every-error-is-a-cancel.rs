@@ -1,4 +1,5 @@
 //! Calls every failed read "cancelled": a read that failed on its own (a reset, a socket that is no socket) hands back its buffer as if the cancel had stopped it, and the error that says what went wrong is lost.
+//? when the read failed on its own, say on a reset, which error does the caller get to see?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 loop {

@@ -1,4 +1,5 @@
 //! Keeps the other completions newest first (inserting each at the front): their owners must see them in the order the kernel gave them, as a queue would.
+//? in what order do the other completions reach their owners, compared with the order the kernel gave them?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 loop {

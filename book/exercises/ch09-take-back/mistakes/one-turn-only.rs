@@ -1,4 +1,5 @@
 //! (written blind) Waits one turn only, as if the cancel's own completion meant the read was over: when the read's completion comes a turn later, the call fails and the buffer is never taken back.
+//? after one `submit_and_wait`, is the read's own completion surely in, or maybe only the cancel's?
 ring.cancel(read)?;
 let mut done = Vec::new();
 ring.submit_and_wait()?;

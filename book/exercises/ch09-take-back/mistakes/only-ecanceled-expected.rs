@@ -1,4 +1,5 @@
 //! Treats ECANCELED as the only answer a cancelled read may give: a read whose bytes arrived before the cancel completes with its byte count, and calling that an error loses both the bytes and the buffer.
+//? besides ECANCELED, what else may the read's completion say after you asked the kernel to cancel it?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 loop {

@@ -1,4 +1,5 @@
 //! (written blind) Throws away the completions of other operations that arrive while waiting for the read, so another lane's finished read is lost and that lane waits for ever.
+//? when another lane's read completes while you wait for yours, how does that lane ever hear of it?
 ring.cancel(read)?;
 let mut done = Vec::new();
 loop {

@@ -1,4 +1,5 @@
 //! (written blind) Puts each other completion at the front of `others`, so their owners receive them in the reverse of the order they arrived.
+//? if the kernel hands you completions x then y, which one does `others` hand to its owner first?
 ring.cancel(read)?;
 let mut done = Vec::new();
 loop {

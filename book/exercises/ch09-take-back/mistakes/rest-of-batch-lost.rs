@@ -1,4 +1,5 @@
 //! (written blind) Returns from inside the loop over a batch as soon as the read's completion turns up, so completions of other operations later in the same batch are dropped instead of going to `others`.
+//? when the read's completion comes in the middle of a batch, what happens to the completions after it?
 ring.cancel(read)?;
 let mut done = Vec::new();
 loop {

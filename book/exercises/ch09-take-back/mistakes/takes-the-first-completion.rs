@@ -1,4 +1,5 @@
 //! Takes the first completion that arrives as the read's: it may be another lane's read, with that lane's buffer and bytes, while this read still holds its own buffer in the kernel.
+//? is the first completion to arrive the read's own, and how can you tell?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 loop {

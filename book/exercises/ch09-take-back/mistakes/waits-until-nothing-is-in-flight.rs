@@ -1,4 +1,5 @@
 //! Waits until nothing at all is in flight before returning: another lane's read, whose peer is silent, stays in the kernel, so take_back waits for it forever.
+//? are you waiting for the read's completion, or for every operation in the ring, a silent lane's too?
 ring.cancel(read)?;
 let mut arrived = Vec::new();
 let mut mine = None;

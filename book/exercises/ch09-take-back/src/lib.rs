@@ -41,6 +41,10 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch09-take-back");
+
 use std::io;
 
 use uring::ring::{Completion, Op, OpId, Ring};
@@ -100,7 +104,6 @@ pub fn take_back(
 mod tests {
     use std::io::Write;
     use std::net::{TcpListener, TcpStream};
-    use std::sync::mpsc;
     use std::time::Duration;
     use uring::ring::SharedFd;
 
@@ -117,22 +120,12 @@ mod tests {
     /// Runs `test` on a thread, failing it if it has not finished in 2 s
     /// (a `take_back` that waits for the wrong completion waits forever).
     fn bounded(test: impl FnOnce() -> io::Result<()> + Send + 'static) {
-        let (tx, rx) = mpsc::channel();
-        let worker = std::thread::spawn(move || {
-            let _ = tx.send(test());
-        });
-        match rx.recv_timeout(Duration::from_secs(2)) {
-            Ok(result) => result.expect("the test's I/O"),
-            Err(mpsc::RecvTimeoutError::Timeout) => panic!(
-                "take_back never returned within 2 s: the read's own completion, which it \
-                 waits for, came long ago (does it wait for something else?)"
-            ),
-            // Show the test's own panic, with its message.
-            Err(mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
-                Err(payload) => std::panic::resume_unwind(payload),
-                Ok(()) => unreachable!("a test that returns has sent its result"),
-            },
-        }
+        testbed::testing::within_or(
+            Duration::from_secs(2),
+            "take_back never returned (the read's own completion, which it waits for, came \
+             long ago: does it wait for something else?)",
+            move || test().expect("the test's I/O"),
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
 //! (written blind) The worker stores the result only when it finds a waker ("nobody waits, nothing to deliver"), so a result that is ready before the task's first poll is thrown away and the task waits for ever.
+//? if the work finishes before the task first polls, where does the result wait for it?
 let result = catch_unwind(AssertUnwindSafe(work))
     .map_err(|payload| BlockingError::Panicked(panic_message(payload.as_ref())));
 let waker = {

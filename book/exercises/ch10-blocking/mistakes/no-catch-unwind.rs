@@ -1,4 +1,5 @@
 //! Runs the work without `catch_unwind`: a panic in it unwinds the worker's thread before any result is stored, so the task waits for ever for a result that will never come.
+//? if `work` panics, does the worker's thread live long enough to store anything for the task?
 let result = Ok(work());
 let waker = {
     let mut slot = lock(&self.slot);

@@ -1,4 +1,5 @@
 //! Stores the result only when a task has left its waker: work that finishes before the first poll throws its result away, and the task then waits for ever.
+//? when no waker is in the slot yet, what becomes of the result the worker has just computed?
 let result =
     catch_unwind(AssertUnwindSafe(work)).map_err(|p| BlockingError::Panicked(panic_message(&*p)));
 let waker = {

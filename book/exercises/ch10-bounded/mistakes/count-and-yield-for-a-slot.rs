@@ -1,4 +1,5 @@
 //! (written blind) The loop counts live tasks itself (a guard gives the slot back however the task ends) and, while all slots are taken, wakes itself and yields instead of waiting on a semaphore, so the waiting run polls in a busy loop and spins a core.
+//? while all the slots are taken, how often does your loop run to look again?
 use std::cell::Cell;
 use std::future::poll_fn;
 use std::rc::Rc;

@@ -1,4 +1,5 @@
 //! Takes a permit before each spawn and drops it straight away (`let _ = slots.acquire().await;` binds nothing): the spawner never waits, and every task is alive at once.
+//? what does `let _ = slots.acquire().await;` keep alive once that line has ended?
 let slots = Semaphore::new(handle, limit);
 let mut tasks = Vec::with_capacity(items.len());
 for item in items {

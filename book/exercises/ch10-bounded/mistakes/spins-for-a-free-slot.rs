@@ -1,4 +1,5 @@
 //! Counts the tasks alive itself and, while the count is at the limit, wakes its own task and returns `Pending` to look again: the limit holds, and the spawner spins for as long as the slots are full.
+//? while the slots are full, what wakes the spawner, and how often does it come back to ask?
 let alive = std::rc::Rc::new(std::cell::Cell::new(0usize));
 let mut tasks = Vec::with_capacity(items.len());
 for item in items {

@@ -1,4 +1,5 @@
 //! (written blind) A sliding window: once `limit` tasks run, the loop awaits the oldest one before spawning the next, so the outputs are in order but a slow early item keeps the next item waiting even when every other slot is free (and an item held back until the others finish never lets them start).
+//? when the oldest task is slow and all the others are done, can the next item start?
 let mut outputs = Vec::with_capacity(items.len());
 let mut running = std::collections::VecDeque::with_capacity(limit);
 for item in items {

@@ -1,4 +1,5 @@
 //! (written blind) Every item's task is spawned at once and waits for its permit inside itself, so at most `limit` jobs run at a time but all the tasks are alive together and the executor's peak of tasks is the number of items.
+//? how many tasks exist at the peak, even though only `limit` jobs run at a time?
 let slots = std::rc::Rc::new(Semaphore::new(handle, limit));
 let mut tasks = Vec::with_capacity(items.len());
 for item in items {

@@ -1,4 +1,5 @@
 //! Spawns every task at once and has each wait for a permit inside itself: at most `limit` run at once, but every task is alive from the start, and the peak of tasks is the number of items.
+//? at the start of the run, how many tasks has the executor got alive, and what are most of them doing?
 let slots = Semaphore::new(handle, limit);
 let mut tasks = Vec::with_capacity(items.len());
 for item in items {

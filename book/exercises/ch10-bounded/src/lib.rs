@@ -38,6 +38,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch10-bounded");
+
 use std::future::Future;
 
 use executor::{Handle, JoinError, Semaphore};

@@ -1,4 +1,5 @@
 //! (written blind) The worker keeps its place in line but only looks at its `acquire` once per tick and sleeps in between, so a permit handed to it mid-tick sits unused until the tick ends (the run slows by up to a tick per hand-over) and the count includes the partial tick.
+//? if the permit is handed to the worker mid-tick, when does your worker notice it has it?
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::task::Poll;

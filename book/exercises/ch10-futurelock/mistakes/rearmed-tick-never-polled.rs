@@ -1,4 +1,5 @@
 //! (written blind) The worker races its `acquire` against a tick timer and makes a new timer after each tick but does not poll it, so the new timer never learns of the task, no later tick wakes it, and the count stops at 1 however long the wait.
+//? a timer that is made but not yet polled: has it got a waker to call when it fires?
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::task::Poll;

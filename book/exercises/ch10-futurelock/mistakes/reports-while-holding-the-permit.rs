@@ -1,4 +1,5 @@
 //! Counts the ticks, then reports through `Board::report` once it holds the permit: the report asks for the permit the worker already holds, and waits for it for ever.
+//? what does `Board::report` wait for, and who already holds it when you call it?
 let mut acquire = board.lock.acquire();
 let mut ticks = 0;
 let permit = loop {

@@ -1,4 +1,5 @@
 //! Polls its place in line itself and counts the ticks by the clock, waking its own task before every `Pending` so as not to miss a tick: the count is right, and the worker spins for its whole wait.
+//? between two ticks, how often is the worker polled, and what wakes it each time?
 let mut acquire = board.lock.acquire();
 let (started, mut ticks) = (std::time::Instant::now(), 0);
 let permit = std::future::poll_fn(|cx| {

@@ -1,4 +1,5 @@
 //! (written blind) The worker races its `acquire` against one tick timer made before the loop and never made anew, so after the first tick the finished timer is polled again and again: it either counts ticks in a busy loop that spins the CPU or never ticks again, and the count is wrong.
+//? after the first tick has fired, what does polling that same finished timer again tell you?
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::task::Poll;

@@ -1,4 +1,5 @@
 //! (written blind) The poll registers a waker only on its first poll and keeps it for good, so once the `Wait` is polled through another waker (moved into a `race`, a `timeout`, another task) `set` wakes the stale one and the task that waits now is lost.
+//? when the `Wait` is polled through a new waker, does the list ever hear of that waker?
 // region: 2
 if state.set {
     return Poll::Ready(());

@@ -1,4 +1,5 @@
 //! (written blind) The poll pushes its waker on every poll under its id instead of replacing the one it left, so one `Wait` polled ten times holds ten wakers and `set` wakes its task several times.
+//? how many times does `set` wake a task whose `Wait` was polled ten times before?
 // region: 2
 if state.set {
     return Poll::Ready(());

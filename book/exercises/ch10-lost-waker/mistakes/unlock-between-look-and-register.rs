@@ -1,4 +1,5 @@
 //! (written blind) The poll looks at the flag, releases the lock, and takes it again to leave its waker, so a `set` from another thread in between wakes nobody and the waker left afterwards is never called.
+//? what if another thread calls `set` in the gap between your look at the flag and leaving your waker?
 // region: 2
 if state.set {
     return Poll::Ready(());

@@ -1,4 +1,5 @@
 //! Wakes only the first waiter, like a lock handing itself on: an event is for everybody, and every other task waiting for it sleeps for ever.
+//? is an event for one waiter, like a lock handed on, or for everybody waiting when it is set?
 let first = {
     let mut state = self.lock();
     state.set = true;

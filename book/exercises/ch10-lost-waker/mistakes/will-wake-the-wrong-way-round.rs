@@ -1,4 +1,5 @@
 //! Replaces the kept waker when it *would* wake the same task, and keeps it when it would not (the test of `will_wake` the wrong way round): a `Wait` that moved to another task keeps the old task's waker.
+//? what does `will_wake` answer when the new waker is for the same task, and when do you swap the kept one?
 // region: 2
 if state.set {
     this.id = None;

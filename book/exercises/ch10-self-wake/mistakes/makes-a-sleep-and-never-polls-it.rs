@@ -1,4 +1,5 @@
 //! Creates the `Sleep` for the slot but returns `Pending` without polling it: a `Sleep` sets its timer, with the task's waker, only when polled, so nothing will ever wake the task.
+//? a `Sleep` that is made but never polled: when does it set its timer, and with which waker?
 let limiter = this.limiter;
 let sleep = this
     .sleep

@@ -1,4 +1,5 @@
 //! Reserves the slot but sleeps one interval from now rather than until the slot: a caller whose slot is at once still waits a whole interval.
+//? for a caller whose slot is right now, how long does your future make it wait?
 let limiter = this.limiter;
 if this.sleep.is_none() {
     let _slot = limiter.reserve(Instant::now());

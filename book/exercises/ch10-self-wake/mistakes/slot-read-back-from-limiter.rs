@@ -1,4 +1,5 @@
 //! (written blind) The poll sleeps correctly but, when the timer fires, reads its slot back from the limiter as `next - interval`, which is the slot of whoever reserved last, so with several callers waiting it reports another caller's (later) slot.
+//? with several callers waiting, whose slot does `next - interval` describe when your timer fires?
 if this.sleep.is_none() {
     let now = Instant::now();
     let slot = this.limiter.reserve(now);

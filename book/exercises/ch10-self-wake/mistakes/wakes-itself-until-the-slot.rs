@@ -1,4 +1,5 @@
 //! Reserves the slot once, then wakes its own task before every `Pending` until the clock reaches it: right answers, and a task polled nonstop, a loop that never sleeps, for the whole wait.
+//? between the reservation and the slot, how many times is your task polled, and does the loop ever sleep?
 let limiter = this.limiter;
 let sleep = this
     .sleep

@@ -28,6 +28,10 @@
 //! assert_eq!((items_per_second.round(), bound), (12_500.0, Bound::Latency), "12,500 items/s, bounded by latency");
 //! ```
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("racing-ceiling");
+
 use std::time::Duration;
 
 // ANCHOR: types
@@ -110,6 +114,7 @@ mod tests {
     use super::*;
     use testbed::cli::Settings;
     use testbed::harness::execute;
+    use testbed::hints::Outcome;
     use testbed::latency::LatencyModel;
 
     /// The race's latency-bound workload: 4,000 two-phase items, 50
@@ -283,14 +288,14 @@ mod tests {
     }
 
     #[test]
-    fn a_real_run_of_stage_1_does_not_beat_its_ceiling() -> Result<(), String> {
+    fn a_real_run_of_stage_1_does_not_beat_its_ceiling() -> Outcome {
         let settings = Settings {
             items: 20,
             conns: 1,
             latency: LatencyModel::Fixed(Duration::from_millis(5)),
             ..Settings::default()
         };
-        let run = execute(&sync::Blocking::default(), &settings).map_err(|e| e.to_string())?;
+        let run = execute(&sync::Blocking::default(), &settings)?;
         let workload = Workload {
             items: 20,
             conns: 1,

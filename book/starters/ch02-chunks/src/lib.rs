@@ -33,6 +33,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch02-chunks");
+
 use std::time::Duration;
 
 use testbed::latency::LatencyModel;

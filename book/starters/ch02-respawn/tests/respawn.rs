@@ -9,6 +9,10 @@
 //! ones after it: different mistakes fail different checks, so the list
 //! of failures says which idea went wrong.
 
+// When the checks fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch02-respawn");
+
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -82,8 +86,15 @@ impl Checks {
             println!("test {name} ... ok");
         } else {
             println!("test {name} ... FAILED");
-            self.failed.push(name);
+            self.fail(name);
         }
+    }
+
+    /// Notes a failed check, here and for the hints: the checks run on
+    /// the main thread, so no thread's name says which one failed.
+    fn fail(&mut self, name: &'static str) {
+        self.failed.push(name);
+        testbed::hints::failed(name);
     }
 
     /// Runs a stage; if the run itself fails, every check that needed it
@@ -95,7 +106,7 @@ impl Checks {
                 for &name in needed_by {
                     eprintln!("{name}: the run did not finish: {e}");
                     println!("test {name} ... FAILED");
-                    self.failed.push(name);
+                    self.fail(name);
                 }
                 None
             }

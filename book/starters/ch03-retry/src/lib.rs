@@ -40,6 +40,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch03-retry");
+
 use std::io::{Read, Write};
 
 use roundrobin::continuation::PhaseResult;

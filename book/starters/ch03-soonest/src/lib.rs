@@ -33,6 +33,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch03-soonest");
+
 use roundrobin::{Fleet, LoopError, VirtualFleet, WrapperId};
 use testbed::workload::Item;
 

@@ -44,6 +44,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch05-breaker");
+
 use std::time::{Duration, Instant};
 
 use pool::backoff::Backoff;

@@ -33,6 +33,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch07-fan-out");
+
 use std::cell::Cell;
 use std::net::SocketAddr;
 

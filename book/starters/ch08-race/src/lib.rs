@@ -27,6 +27,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch08-race");
+
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;

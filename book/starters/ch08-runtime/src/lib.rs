@@ -20,6 +20,10 @@
 //! *bell*, so that a loop asleep in the selector hears of it.
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch08-runtime");
+
 mod reactor;
 mod task;
 mod timers;

@@ -4,6 +4,10 @@
 //! A failure names the stage and the scenario, and prints the trace it
 //! expected beside the one your runtime recorded (`!` marks where they part).
 
+// When the stages fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch08-runtime");
+
 use ch08_runtime::Runtime;
 
 /// Passes if stage `number` (and every stage before it) passes.

@@ -29,6 +29,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch09-generations");
+
 /// A value's name in a [`Table`]: its place and that place's generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Id {

@@ -36,6 +36,10 @@
 //! ```
 #![allow(unused)]
 
+// When the tests fail the way a known mistake does, they end with a
+// question that points at the idea it misses.
+testbed::hint_on_failure!("ch09-linked");
+
 use std::io;
 use std::net::{SocketAddr, TcpStream};
 use std::os::fd::AsRawFd;
