@@ -42,7 +42,7 @@
 //!   `resume_unwind`, which no hook sees), it failed. The hook cannot tell
 //!   which, so such a test may be in a mistake's set or not.
 //! - Nothing is printed when the process exits with status 0 (every test
-//!   passed), nor when nothing matches, nor when a `todo!()` panicked
+//!   passed), nor when nothing matches, nor when a `todo!` panicked
 //!   (a starter's: the tests fail because code is missing, not wrong). (A `#[should_panic]` test that
 //!   passed would count as failed; the exercises have none.)
 //! - Tests are compared by the last `::` segment of their names, so that

@@ -23,7 +23,7 @@ static EXERCISE: OnceLock<&'static str> = OnceLock::new();
 /// The process that installed the hints: a child it forks inherits the
 /// exit handler, but its exit is not the tests' end.
 static INSTALLER: OnceLock<u32> = OnceLock::new();
-/// Whether some code is not written yet (a `todo!()` panicked): then the
+/// Whether some code is not written yet (a `todo!` panicked): then the
 /// tests fail for that, not for a known mistake, and no hint is printed.
 static UNFINISHED: AtomicBool = AtomicBool::new(false);
 /// The tests that [`failed`] named.
