@@ -3,10 +3,10 @@
 //! A learner whose tests fail sees assertion messages: what went wrong,
 //! not which idea is missing. But the ways to get an exercise wrong are
 //! few, and known: each exercise keeps its plausible wrong answers beside
-//! its solution (`book/exercises/NAME/mistakes/`), and `cargo xtask
-//! mistakes` records which tests fail for each one, together with a
-//! question that leads back to the missing idea. That record is
-//! [`table`], generated (do not edit `hints/table.rs`).
+//! its solution, and the project's tooling runs each one to record which
+//! tests fail for it, together with a question that leads back to the
+//! missing idea. That record is [`table`], generated (do not edit
+//! `hints/table.rs`).
 //!
 //! When an exercise's tests fail, and the tests that failed are those of
 //! a known mistake, the test binary ends with the mistake's question:
@@ -57,8 +57,9 @@
 //!   At most three questions are printed (each question once).
 //!
 //! With `LADDER_HINT_NAMES=1` each line names its mistake too
-//! (`hint: [if-instead-of-loop] after a wake-up, ...`): `cargo xtask
-//! mistakes` checks with it that each mistake's own hint comes out.
+//! (`hint: [if-instead-of-loop] after a wake-up, ...`): the run of the
+//! known mistakes checks with it that each mistake's own hint comes out,
+//! and grading reads which mistakes a class made.
 
 use std::collections::BTreeSet;
 
@@ -70,8 +71,8 @@ mod table;
 pub use outcome::{ErrorPanics, Outcome};
 pub use runtime::{failed, install};
 
-/// One known mistake of one exercise, as `cargo xtask mistakes` recorded
-/// it.
+/// One known mistake of one exercise, as the run of the known mistakes
+/// recorded it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hint {
     /// The exercise (its folder's name, like `ch06-channel`).
