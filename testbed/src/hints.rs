@@ -43,8 +43,9 @@
 //!   which, so such a test may be in a mistake's set or not.
 //! - Nothing is printed when the process exits with status 0 (every test
 //!   passed), nor when nothing matches, nor when a `todo!` panicked
-//!   (a starter's: the tests fail because code is missing, not wrong). (A `#[should_panic]` test that
-//!   passed would count as failed; the exercises have none.)
+//!   (a starter's: the tests fail because code is missing, not wrong).
+//!   A `#[should_panic]` test that passed would count as failed; the
+//!   exercises have none.
 //! - Tests are compared by the last `::` segment of their names, so that
 //!   a test moved into a module (as the students' copy moves integration
 //!   tests) is still the same test. A mistake's doc examples and tests

@@ -127,7 +127,7 @@ fn questions(root: &Path, name: &str) -> Result<Vec<String>> {
 ///
 /// An exercise whose file has no `#[test]` (ch02-respawn: its checks fork,
 /// so its `main` runs them) is `test = false`: rustlings then counts it
-/// done when its binary, run, exits with success.
+/// solved once its binary, run, exits with success.
 pub fn info_toml(root: &Path, places: &[Place], out: &Path) -> Result<String> {
     let mut text = format!(
         "# The exercises of the async-ladder book, in its order, for rustlings.\n\
