@@ -7,8 +7,9 @@
 //! whether io_uring is allowed (Docker's default seccomp profile refuses
 //! it, and chapter 9 cannot run without it), the limit on open
 //! descriptors (chapter 4 holds 1,100 connections in one process), the
-//! Rust toolchain (against the version `rust-toolchain.toml` pins), and a
-//! C compiler (the results database builds SQLite).
+//! Rust toolchain (against the version `rust-toolchain.toml` pins), a C
+//! compiler (the results database builds SQLite), and the free disk where
+//! cargo builds.
 //!
 //! It lives in stage 8's crate because it asks the kernel for a ring the
 //! way stage 8 does (`uring::setup::probe`), and so says what stage 8
@@ -16,6 +17,10 @@
 //! or `note` (nothing fails, but something is worth knowing), and the
 //! exit status is 1 when any check failed, 0 otherwise.
 
+use std::ffi::CString;
+use std::mem::MaybeUninit;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use uring::setup;
@@ -49,6 +54,7 @@ fn main() -> ExitCode {
         descriptors(),
         toolchain(),
         c_compiler(),
+        disk(),
     ];
     println!("async-ladder: checking this machine for the book");
     for check in &checks {
@@ -293,9 +299,77 @@ fn c_compiler() -> Check {
     }
 }
 
+/// What a build of every chapter and its tests leaves in cargo's target
+/// folder: `cargo test --workspace --no-run` from a clean clone left
+/// 8.2 GB (7.7 GB in the students' copy), most of it the tests' binaries
+/// with their debug info.
+const BUILD_BYTES: u64 = 8_000_000_000;
+
+/// Free space on the disk cargo builds on: a build that fills it stops
+/// halfway with "No space left on device". This program runs from the
+/// target folder, so its own folder is on that disk.
+fn disk() -> Check {
+    let what = "disk";
+    let exe = std::env::current_exe().ok();
+    match exe.as_deref().and_then(Path::parent).and_then(free_bytes) {
+        Some(free) => disk_verdict(free),
+        None => Check {
+            verdict: Verdict::Note,
+            what,
+            said: "could not read the free space where cargo builds: a build of every \
+                   chapter and its tests takes about 8 GB"
+                .to_owned(),
+        },
+    }
+}
+
+/// The verdict on `free` bytes where cargo builds: short of a whole
+/// build is a note, not a failure, since a target folder that is already
+/// part built needs less.
+fn disk_verdict(free: u64) -> Check {
+    let gigabytes = free as f64 / 1e9;
+    if free < BUILD_BYTES {
+        Check {
+            verdict: Verdict::Note,
+            what: "disk",
+            said: format!(
+                "{gigabytes:.1} GB free where cargo builds: a build of every chapter and its tests \
+                 takes about 8 GB, and one that fills the disk stops halfway; free some, or set \
+                 CARGO_TARGET_DIR to a folder on a larger disk"
+            ),
+        }
+    } else {
+        Check {
+            verdict: Verdict::Ok,
+            what: "disk",
+            said: format!(
+                "{gigabytes:.0} GB free where cargo builds: every chapter's build (about 8 GB) fits"
+            ),
+        }
+    }
+}
+
+/// The bytes an unprivileged user may still write on the file system
+/// that holds `dir`, from `statvfs(3)`.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let path = CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut stat = MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `path` is a NUL-terminated string that lives past the call,
+    // and `stat` is room for one `statvfs`, which the call only writes.
+    let rc = unsafe { libc::statvfs(path.as_ptr(), stat.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: `statvfs` returned 0, so it filled every field of `stat`.
+    let stat = unsafe { stat.assume_init() };
+    Some(stat.f_bavail * stat.f_frsize)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{kernel_version, pinned_channel, version_key};
+    use super::{
+        BUILD_BYTES, Verdict, disk_verdict, free_bytes, kernel_version, pinned_channel, version_key,
+    };
 
     #[test]
     fn the_pin_and_versions_compare_by_number() {
@@ -315,5 +389,22 @@ mod tests {
         assert_eq!(kernel_version("5.15.0-91-generic"), (5, 15));
         assert_eq!(kernel_version("4.19.112+"), (4, 19));
         assert_eq!(kernel_version("weird"), (0, 0));
+    }
+
+    #[test]
+    fn a_disk_short_of_a_whole_build_is_a_note_with_the_fix() {
+        let short = disk_verdict(BUILD_BYTES - 1);
+        assert!(short.verdict == Verdict::Note, "{}", short.said);
+        assert!(short.said.contains("CARGO_TARGET_DIR"), "{}", short.said);
+        assert!(short.said.starts_with("8.0 GB free"), "{}", short.said);
+        let roomy = disk_verdict(BUILD_BYTES);
+        assert!(roomy.verdict == Verdict::Ok, "{}", roomy.said);
+    }
+
+    #[test]
+    fn the_free_space_is_read_for_a_real_folder_only() {
+        let here = free_bytes(std::path::Path::new("."));
+        assert!(here.is_some_and(|free| free > 0), "{here:?}");
+        assert_eq!(free_bytes(std::path::Path::new("/no/such/folder")), None);
     }
 }

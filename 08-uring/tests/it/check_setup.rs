@@ -41,7 +41,7 @@ fn refused_with(errno: i32, name: &str) {
         assert!(line.contains(words), "{words}: {line}");
     }
     // The other checks still ran, and passed.
-    for what in ["system", "descriptors", "toolchain", "C compiler"] {
+    for what in ["system", "descriptors", "toolchain", "C compiler", "disk"] {
         assert!(
             stdout
                 .lines()

@@ -144,7 +144,8 @@ fn readme(exercises: &[String]) -> String {
          students' edition: the stages, the testbed they run against, the book, and\n\
          one file per exercise in `exercises/`, run by [rustlings](https://rustlings.rust-lang.org).\n\n\
          You need Linux, Rust (rustup installs the version `rust-toolchain.toml` names), a C\n\
-         compiler (the results database compiles SQLite) and rustlings. Then:\n\n\
+         compiler (the results database compiles SQLite), rustlings, and about 8 GB of disk\n\
+         for the build (`cargo test --workspace --no-run` here left 7.7 GB in `target/`). Then:\n\n\
          ```console\n\
          $ cargo run -p uring --bin check-setup   # can every chapter run here? a failed check says how to fix it\n\
          $ cargo install --locked rustlings\n\
