@@ -195,8 +195,12 @@ fn hung(name: String) -> TestResult {
 }
 
 /// The verdicts of a libtest binary's output, in the order of `listed`
-/// (tests it reports but did not list come after). If it did not
-/// `finish`, the listed tests that never reported are hung.
+/// (tests it reports but did not list come after). A listed test that
+/// never reported is hung if the binary did not `finish` (the limit
+/// stopped it), and failed if it did: the binary ended under it, by a
+/// crash, an abort (a stack overflow is one) or a `std::process::exit` in
+/// the code under test, which would otherwise leave only the tests that
+/// had already passed.
 pub fn read_libtest(output: &str, listed: &[String], finished: bool) -> Vec<TestResult> {
     let mut verdicts: BTreeMap<String, Status> = BTreeMap::new();
     let mut order: Vec<String> = listed.to_vec();
@@ -222,27 +226,45 @@ pub fn read_libtest(output: &str, listed: &[String], finished: bool) -> Vec<Test
     let sections = failure_sections(output);
     order
         .into_iter()
-        .filter_map(|name| {
-            let status = match verdicts.get(&name) {
-                Some(&status) => status,
-                None if finished => return None,
-                None => Status::Hung,
+        .map(|name| {
+            let (status, (message, output)) = match verdicts.get(&name) {
+                Some(&Status::Fail) => (
+                    Status::Fail,
+                    sections
+                        .get(&name)
+                        .map(|s| panic_and_rest(s))
+                        .unwrap_or((None, None)),
+                ),
+                Some(&status) => (status, (None, None)),
+                None if finished => (Status::Fail, (Some(ended_early(output)), None)),
+                None => (Status::Hung, (None, None)),
             };
-            let (message, output) = match status {
-                Status::Fail => sections
-                    .get(&name)
-                    .map(|s| panic_and_rest(s))
-                    .unwrap_or((None, None)),
-                _ => (None, None),
-            };
-            Some(TestResult {
+            TestResult {
                 name,
                 status,
                 message,
                 output,
-            })
+            }
         })
         .collect()
+}
+
+/// Why a test that a finished binary never reported failed, with the
+/// runtime's last word if it left one ("fatal runtime error: stack
+/// overflow").
+fn ended_early(output: &str) -> String {
+    let said = output
+        .lines()
+        .rfind(|l| l.contains("fatal runtime error") || l.contains("has overflowed its stack"));
+    match said {
+        Some(line) => format!(
+            "the test binary ended before this test reported: {}",
+            line.trim()
+        ),
+        None => "the test binary ended before this test reported: a crash, an abort, or \
+                 `std::process::exit` in the code under test"
+            .to_owned(),
+    }
 }
 
 /// A plain (`harness = false`) binary is one test: it passed if it exited
@@ -351,11 +373,32 @@ mod tests {
         let listed = ["tests::a".to_owned(), "tests::z".into()];
         let tests = read_libtest("test tests::a ... ok\n", &listed, false);
         assert_eq!(tests[1].status, Status::Hung);
-        let tests = read_libtest("test tests::a ... ok\n", &listed, true);
+    }
+
+    #[test]
+    fn a_binary_that_ended_under_a_test_fails_every_test_it_left() {
+        let listed = ["tests::a".to_owned(), "tests::b".into(), "tests::c".into()];
+        // What `std::process::exit(0)` in the code under test leaves: a
+        // successful end, with two tests never reported.
+        let exited = read_libtest("running 3 tests\ntest tests::a ... ok\n", &listed, true);
+        let statuses: Vec<Status> = exited.iter().map(|t| t.status).collect();
+        assert_eq!(statuses, [Status::Pass, Status::Fail, Status::Fail]);
+        assert!(
+            exited[1]
+                .message
+                .as_deref()
+                .is_some_and(|m| m.contains("std::process::exit")),
+            "{exited:?}"
+        );
+        let overflowed = "running 3 tests\ntest tests::a ... ok\n\nthread 'tests::b' (7) has \
+                          overflowed its stack\nfatal runtime error: stack overflow, aborting\n";
+        let tests = read_libtest(overflowed, &listed, true);
         assert_eq!(
-            tests.len(),
-            1,
-            "a finished binary's unreported test did not run"
+            tests[2].message.as_deref(),
+            Some(
+                "the test binary ended before this test reported: fatal runtime error: stack \
+                 overflow, aborting"
+            )
         );
     }
 
