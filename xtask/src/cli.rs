@@ -133,9 +133,9 @@ pub enum Task {
     /// Every started exercise of every student is built in one workspace,
     /// then run under the time limit.
     Grade(grade::Args),
-    /// Grades a made-up class of five copies of a fresh hand-out (complete,
+    /// Grades a made-up class of six copies of a fresh hand-out (complete,
     /// empty, two known mistakes, one that does not compile, one that
-    /// hangs) and checks every cell of the table.
+    /// hangs, one that exits) and checks every cell of the table.
     CheckGrade,
     /// Reruns the stages that made the book's figures and rewrites them
     /// (with --check: fails if a committed figure disagrees with its run).

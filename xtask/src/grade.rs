@@ -10,7 +10,7 @@
 //! limit, so that an endless loop costs one limit and no more ([`run`]);
 //! and the results are written as Exercism-style `results.json` files and
 //! as the class's table ([`report`]). `cargo xtask check-grade` grades a
-//! made-up class of five and checks every cell ([`check`]).
+//! made-up class of six and checks every cell ([`check`]).
 //!
 //! ```no_run
 //! # fn main() -> anyhow::Result<()> {

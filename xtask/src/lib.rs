@@ -33,7 +33,7 @@
 //!   the hand-out by the solutions' tests, every started exercise built in
 //!   one workspace and run under a time limit ([`grade`]); writes
 //!   `results.json` per student and exercise and the class's table;
-//!   `cargo xtask check-grade` grades a made-up class of five and checks
+//!   `cargo xtask check-grade` grades a made-up class of six and checks
 //!   every cell.
 //! - `cargo xtask figures`: reruns the stages that made the book's figures
 //!   and rewrites them (timelines and their figure tables);

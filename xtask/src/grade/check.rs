@@ -1,10 +1,11 @@
-//! `cargo xtask check-grade`: a made-up class of five, graded, and every
+//! `cargo xtask check-grade`: a made-up class of six, graded, and every
 //! cell of its table checked.
 //!
 //! Grading is only trusted if it tells apart what a class really hands
 //! in: a finished copy, an untouched one, known mistakes, code that does
-//! not compile, code that never returns. So the check makes one hand-out
-//! (`cargo xtask handout`, the students' edition), copies it five times,
+//! not compile, code that never returns, code that ends the tests' process.
+//! So the check makes one hand-out
+//! (`cargo xtask handout`, the students' edition), copies it six times,
 //! edits each copy as such a student would, grades the five with a short
 //! limit, and requires:
 //!
@@ -19,7 +20,9 @@
 //!   not compile, passed;
 //! - `hangs` (one exercise whose code parks its thread for ever, one whose
 //!   `// END TODO` line is gone): hung, having cost no more than the limit
-//!   and a little; markers broken.
+//!   and a little; markers broken;
+//! - `exits` (one exercise whose code calls `std::process::exit(0)`, which
+//!   ends its test binary with success before any test reports): failed.
 //!
 //! The complete copy grades every exercise, not a subset: building its 27
 //! crates costs little beside the rest. Graded from cold (the exercises'
@@ -53,6 +56,8 @@ const FIRST: (&str, &str) = ("ch06-channel", "if-instead-of-loop");
 const SECOND: (&str, &str) = ("ch01-deadline", "no-timeout");
 /// Code that never returns, on the path every test of `SECOND` reaches.
 const PARKS: &str = "        loop { std::thread::park(); }\n";
+/// Code that ends the test binary, successfully, from inside a test.
+const EXITS: &str = "        std::process::exit(0)\n";
 /// Code that does not compile.
 const NOT_RUST: &str = "        this is not Rust;\n";
 
@@ -65,7 +70,14 @@ pub fn check(root: &Path) -> Result<()> {
     handout::write(root, &handout, handout::Edition::Students)?;
     let class = base.join("class");
     std::fs::create_dir_all(&class)?;
-    let students = ["complete", "empty", "two-mistakes", "no-compile", "hangs"];
+    let students = [
+        "complete",
+        "empty",
+        "two-mistakes",
+        "no-compile",
+        "hangs",
+        "exits",
+    ];
     for student in students {
         crate::cargo::run(
             Command::new("cp")
@@ -121,6 +133,7 @@ pub fn check(root: &Path) -> Result<()> {
     let text = std::fs::read_to_string(&broken)?;
     let text: Vec<&str> = text.lines().filter(|l| l.trim() != "// END TODO").collect();
     std::fs::write(&broken, text.join("\n") + "\n")?;
+    edit(&class.join("exits"), SECOND.0, &with(SECOND.0, 1, EXITS)?)?;
 
     let args = Args {
         limit: LIMIT,
@@ -154,6 +167,7 @@ pub fn check(root: &Path) -> Result<()> {
                 ("no-compile", n) if n == SECOND.0 => *cell == Cell::Passed,
                 ("hangs", n) if n == SECOND.0 => *cell == Cell::Hung,
                 ("hangs", n) if n == FIRST.0 => *cell == Cell::MarkersBroken,
+                ("exits", n) if n == SECOND.0 => matches!(cell, Cell::Failed(_)),
                 _ => *cell == Cell::NotStarted,
             };
             if !ok {
@@ -171,6 +185,7 @@ pub fn check(root: &Path) -> Result<()> {
         ("two-mistakes", vec![Copy::exercise_path(SECOND.0)]),
         ("no-compile", vec![]),
         ("hangs", vec![Copy::exercise_path(FIRST.0)]),
+        ("exits", vec![]),
     ];
     for (student, expected) in expected_changes {
         if flagged(student) != expected {
@@ -181,7 +196,8 @@ pub fn check(root: &Path) -> Result<()> {
             ));
         }
     }
-    let hung_for = graded.took[4][graded
+    let hangs = students.iter().position(|s| *s == "hangs").unwrap_or(0);
+    let hung_for = graded.took[hangs][graded
         .exercises
         .iter()
         .position(|n| n == SECOND.0)
