@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::build::Binary;
+use crate::limited::{Bounds, run_bounded};
 use crate::mistakes::hints::hinted;
 use crate::mistakes::libtest::list_tests;
 
@@ -120,14 +121,19 @@ pub fn run(
             let mut command = Command::new(&binary.exe);
             command.env("LADDER_HINT_NAMES", "1");
             let log = logs.join(format!("{}.log", binary.target));
-            let status = crate::limited::run(command, logs, &log, left)?;
+            let bounds = Bounds::STUDENT;
+            let status = run_bounded(command, logs, &log, left, Some(bounds))?;
             let output = std::fs::read_to_string(&log).unwrap_or_default();
             run.hints.extend(hinted(&output));
             let finished = status.map(|s| s.success());
-            run.tests.extend(match binary.libtest {
+            let mut tests = match binary.libtest {
                 true => read_libtest(&output, &listed, finished.is_some()),
                 false => vec![read_plain(&binary.target, &output, finished)],
-            });
+            };
+            if let Some(why) = status.and_then(|s| bounds.passed(s, &output)) {
+                ended_by(&mut tests, &why);
+            }
+            run.tests.extend(tests);
             status
         };
         if status.is_none() {
@@ -249,6 +255,10 @@ pub fn read_libtest(output: &str, listed: &[String], finished: bool) -> Vec<Test
         .collect()
 }
 
+/// How the message of a test that a finished binary never reported
+/// begins.
+const ENDED_EARLY: &str = "the test binary ended before this test reported";
+
 /// Why a test that a finished binary never reported failed, with the
 /// runtime's last word if it left one ("fatal runtime error: stack
 /// overflow").
@@ -257,15 +267,30 @@ fn ended_early(output: &str) -> String {
         .lines()
         .rfind(|l| l.contains("fatal runtime error") || l.contains("has overflowed its stack"));
     match said {
-        Some(line) => format!(
-            "the test binary ended before this test reported: {}",
-            line.trim()
+        Some(line) => format!("{ENDED_EARLY}: {}", line.trim()),
+        None => format!(
+            "{ENDED_EARLY}: a crash, an abort, or `std::process::exit` in the code under test"
         ),
-        None => "the test binary ended before this test reported: a crash, an abort, or \
-                 `std::process::exit` in the code under test"
-            .to_owned(),
     }
 }
+
+/// Says, in the message of each test that `tests`' binary ended under,
+/// that a bound ended it, and `why`.
+fn ended_by(tests: &mut [TestResult], why: &str) {
+    for test in tests.iter_mut().filter(|t| t.status == Status::Fail) {
+        // A test that failed by its own panic before keeps that message.
+        let own = test
+            .message
+            .as_deref()
+            .is_some_and(|m| !m.starts_with(ENDED_EARLY) && m != PLAIN_FAILED);
+        if !own {
+            test.message = Some(format!("{ENDED_EARLY}: {why}"));
+        }
+    }
+}
+
+/// The message of a plain binary that failed without a panic's message.
+const PLAIN_FAILED: &str = "the test exited with a failure";
 
 /// A plain (`harness = false`) binary is one test: it passed if it exited
 /// with 0.
@@ -279,7 +304,7 @@ fn read_plain(target: &str, output: &str, finished: Option<bool>) -> TestResult 
             None => Status::Hung,
         },
         message: match finished {
-            Some(false) => message.or_else(|| Some("the test exited with a failure".into())),
+            Some(false) => message.or_else(|| Some(PLAIN_FAILED.into())),
             _ => None,
         },
         output: if finished == Some(true) { None } else { rest },
@@ -399,6 +424,32 @@ mod tests {
                 "the test binary ended before this test reported: fatal runtime error: stack \
                  overflow, aborting"
             )
+        );
+    }
+
+    #[test]
+    fn a_bound_that_ended_a_binary_is_named_in_the_tests_it_ended() {
+        let listed = ["tests::a".to_owned(), "tests::b".into(), "tests::c".into()];
+        let output = "test tests::a ... FAILED\n\nfailures:\n\n---- tests::a stdout ----\n\
+                      thread 'tests::a' (3) panicked at src/lib.rs:1:1:\nwrong\n";
+        let mut tests = read_libtest(output, &listed, true);
+        ended_by(&mut tests, "it printed more than 64 MB");
+        let messages: Vec<&str> = tests.iter().filter_map(|t| t.message.as_deref()).collect();
+        assert_eq!(
+            messages,
+            [
+                "wrong",
+                "the test binary ended before this test reported: it printed more than 64 MB",
+                "the test binary ended before this test reported: it printed more than 64 MB",
+            ]
+        );
+        let mut plain = vec![read_plain("respawn", "", Some(false))];
+        ended_by(&mut plain, "it used up its 4 GB of memory");
+        assert!(
+            plain[0]
+                .message
+                .as_deref()
+                .is_some_and(|m| m.ends_with("4 GB of memory"))
         );
     }
 
