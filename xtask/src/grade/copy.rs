@@ -126,8 +126,16 @@ impl Copy {
         let original = git(&self.dir, &["show", &format!("{}:{path}", self.first)])
             .with_context(|| format!("{path} is not in the hand-out's commit"))?;
         let original = split(&original).with_context(|| format!("the hand-out's {path}"))?;
-        let Ok(now) = std::fs::read_to_string(self.dir.join(&path)) else {
-            return Ok((Work::MarkersBroken(format!("{path} is gone")), true));
+        let now = match std::fs::read_to_string(self.dir.join(&path)) {
+            Ok(now) => now,
+            Err(e) => {
+                let why = match e.kind() {
+                    std::io::ErrorKind::NotFound => format!("{path} is gone"),
+                    std::io::ErrorKind::InvalidData => format!("{path} is not UTF-8 text"),
+                    _ => format!("{path} cannot be read: {e}"),
+                };
+                return Ok((Work::MarkersBroken(why), true));
+            }
         };
         let now = match split_like(&now, &original.openers) {
             Ok(now) => now,
@@ -438,6 +446,8 @@ pub(crate) mod tests {
         std::fs::create_dir_all(dir.join("target"))?;
         std::fs::write(dir.join("target/x"), "built\n")?;
         let changes = copy.other_changes(&names)?;
+        std::fs::write(&path, b"\xff\xfe not text\n")?;
+        let garbled = copy.work("ch06-channel", 2)?;
         std::fs::remove_file(&path)?;
         let gone = copy.work("ch06-channel", 2)?;
         let gone_listed = copy.other_changes(&names)?;
@@ -453,7 +463,15 @@ pub(crate) mod tests {
             "{wrong_count:?}"
         );
         assert_eq!(changes, ["README.md", "notes.txt"]);
-        assert!(matches!(gone.0, Work::MarkersBroken(_)), "{gone:?}");
+        let broken = |work: &(Work, bool)| match &work.0 {
+            Work::MarkersBroken(why) => why.clone(),
+            other => format!("{other:?}"),
+        };
+        assert_eq!(
+            broken(&garbled),
+            "exercises/ch06_channel.rs is not UTF-8 text"
+        );
+        assert_eq!(broken(&gone), "exercises/ch06_channel.rs is gone");
         assert!(gone_listed.contains(&"exercises/ch06_channel.rs".to_owned()));
         Ok(())
     }
