@@ -456,6 +456,32 @@ mod tests {
         );
     }
 
+    /// `check-setup` tells a student whose machine refuses io_uring which
+    /// exercises cannot run there, from a list in its source: the list
+    /// must be the exercises that depend on io_uring.
+    #[test]
+    fn check_setup_names_every_io_uring_exercise_and_no_other() -> Result<()> {
+        let root = crate::cargo::workspace_root();
+        let source = std::fs::read_to_string(root.join("08-uring/src/bin/check-setup.rs"))?;
+        let list = source
+            .lines()
+            .find_map(|l| l.strip_prefix("const URING_EXERCISES: &str = "))
+            .context("check-setup has no URING_EXERCISES")?;
+        for name in exercises(&root)? {
+            let manifest =
+                std::fs::read_to_string(root.join(EXERCISES).join(&name).join("Cargo.toml"))?;
+            let needs_uring = manifest.lines().any(|l| {
+                l.starts_with("io-uring") || l.starts_with("uring.") || l.starts_with("uring ")
+            });
+            assert_eq!(
+                list.contains(&name),
+                needs_uring,
+                "{name}: check-setup's list {list}"
+            );
+        }
+        Ok(())
+    }
+
     #[test]
     fn relative_paths_climb_out_of_the_starters() {
         let rel = relative_path(Path::new("/r/book/starters"), Path::new("/r"));
