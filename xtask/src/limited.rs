@@ -16,6 +16,7 @@
 //! under [`Bounds`] too: the kernel ends it when it passes them.
 
 use std::io;
+use std::mem::MaybeUninit;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, ExitStatus};
@@ -161,21 +162,48 @@ pub fn run_bounded(
         .spawn()
         .with_context(|| format!("cannot run {command:?}"))?;
     let started = Instant::now();
+    // The group's id is the child's pid (`process_group(0)`).
+    let group = libc::pid_t::try_from(child.id())?;
     loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+        if has_exited(group)? {
+            // What it started and left running (a child asleep, a server
+            // still listening) ends with it: it is in its group.
+            kill_group(group);
+            return Ok(Some(child.wait()?));
         }
         if started.elapsed() > limit {
-            // The negative pid names the group: the child and what it started.
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .status();
-            child.kill()?;
+            kill_group(group);
             child.wait()?;
             return Ok(None);
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Whether the child `pid` has exited, without reaping it: until it is
+/// reaped, its pid (and so its group's id) cannot be given to another
+/// process, so the group can still be killed safely.
+fn has_exited(pid: libc::pid_t) -> io::Result<bool> {
+    let mut info = MaybeUninit::<libc::siginfo_t>::zeroed();
+    let id = libc::id_t::try_from(pid).map_err(io::Error::other)?;
+    let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+    // SAFETY: `info` is room for one `siginfo_t`, which `waitid` only
+    // writes; WNOWAIT leaves the child to be reaped by `Child::wait`.
+    if unsafe { libc::waitid(libc::P_PID, id, info.as_mut_ptr(), flags) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: all zeroes is a valid `siginfo_t`, and `waitid` returned 0.
+    let info = unsafe { info.assume_init() };
+    // SAFETY: with WNOHANG, `waitid` sets `si_pid` to the child's pid if
+    // it exited, and leaves it 0 (as zeroed) if not.
+    Ok(unsafe { info.si_pid() } != 0)
+}
+
+/// Kills every process left in the group `group`.
+fn kill_group(group: libc::pid_t) {
+    // SAFETY: `killpg` takes plain integers and touches no memory of
+    // ours; a group with no process left answers ESRCH, which is fine.
+    unsafe { libc::killpg(group, libc::SIGKILL) };
 }
 
 #[cfg(test)]
@@ -195,6 +223,29 @@ mod tests {
         assert_eq!(bounds.passed(signalled(libc::SIGABRT), "abort\n"), None);
         assert_eq!(bounds.passed(exited(101), oom), None);
         assert_eq!(bounds.passed(exited(0), ""), None);
+    }
+
+    #[test]
+    fn what_a_process_leaves_running_ends_with_it() -> Result<()> {
+        let dir = std::env::temp_dir();
+        let log = dir.join(format!("limited-leftover-{}", std::process::id()));
+        let mut leaves = Command::new("sh");
+        leaves.args(["-c", "sleep 30 & echo $!"]);
+        let status = run(leaves, &dir, &log, Duration::from_secs(10))?;
+        let pid = std::fs::read_to_string(&log)?.trim().to_owned();
+        std::fs::remove_file(&log)?;
+        assert!(status.is_some_and(|s| s.success()));
+        // Killed, it may stay a zombie until init reaps it: gone or dead.
+        let running = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "))
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while running() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!running(), "the `sleep` it started, pid {pid}, still runs");
+        Ok(())
     }
 
     #[test]

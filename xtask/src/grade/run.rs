@@ -20,7 +20,6 @@ use anyhow::Result;
 use super::build::Binary;
 use crate::limited::{Bounds, run_bounded};
 use crate::mistakes::hints::hinted;
-use crate::mistakes::libtest::list_tests;
 
 /// The longest output kept per test (Exercism's runner keeps 500
 /// characters too).
@@ -108,12 +107,17 @@ pub fn run(
     let started = Instant::now();
     let mut run = Run::default();
     std::fs::create_dir_all(logs)?;
+    let mut listed_any = false;
     for binary in binaries {
-        let listed = if binary.libtest {
-            list_tests(&binary.exe, logs)
-        } else {
-            vec![binary.target.clone()]
+        let left = limit.saturating_sub(started.elapsed());
+        let listed = match binary.libtest {
+            true => match listing(binary, logs, left)? {
+                Some(listed) => listed,
+                None => vec![binary.target.clone()],
+            },
+            false => vec![binary.target.clone()],
         };
+        listed_any |= binary.libtest && !listed.is_empty();
         let left = limit.saturating_sub(started.elapsed());
         let status = if left.is_zero() {
             None
@@ -143,6 +147,16 @@ pub fn run(
             }
         }
     }
+    // Every exercise has tests: test binaries that list none were made to
+    // (a student's code that runs before `main` can end the listing).
+    if !listed_any && binaries.iter().any(|b| b.libtest) && !run.timed_out {
+        run.tests.push(TestResult {
+            name: "tests".into(),
+            status: Status::Fail,
+            message: Some("the test binaries listed no tests".into()),
+            output: None,
+        });
+    }
     let passed = run.tests.iter().all(|t| t.status == Status::Pass);
     if let (Some(doc), true, false) = (doc, passed, run.timed_out) {
         run_doc_tests(doc, logs, limit.saturating_sub(started.elapsed()), &mut run)?;
@@ -155,6 +169,27 @@ pub fn run(
     });
     run.took = started.elapsed();
     Ok(run)
+}
+
+/// The tests a libtest binary lists, or `None` if listing them took all
+/// of the time `left`. The listing runs the student's code too (anything
+/// it runs before `main`), so it runs as the tests do: in a process group
+/// of its own, within the time left and the bounds.
+fn listing(binary: &Binary, logs: &Path, left: Duration) -> Result<Option<Vec<String>>> {
+    if left.is_zero() {
+        return Ok(None);
+    }
+    let mut command = Command::new(&binary.exe);
+    command.args(["--list", "--format", "terse"]);
+    let log = logs.join(format!("{}.list", binary.target));
+    let status = run_bounded(command, logs, &log, left, Some(Bounds::STUDENT))?;
+    let output = std::fs::read_to_string(&log).unwrap_or_default();
+    Ok(status.map(|_| {
+        output
+            .lines()
+            .filter_map(|l| l.strip_suffix(": test").map(str::to_owned))
+            .collect()
+    }))
 }
 
 /// Runs `doc`'s doc tests for at most `left`, adding their verdicts (one
@@ -207,8 +242,13 @@ fn hung(name: String) -> TestResult {
 /// crash, an abort (a stack overflow is one) or a `std::process::exit` in
 /// the code under test, which would otherwise leave only the tests that
 /// had already passed.
+///
+/// libtest reports each test it lists once. A second report of a test,
+/// or a report of one it did not list, is a line the code under test
+/// printed to look like libtest's: that test fails.
 pub fn read_libtest(output: &str, listed: &[String], finished: bool) -> Vec<TestResult> {
     let mut verdicts: BTreeMap<String, Status> = BTreeMap::new();
+    let mut imitated: BTreeMap<String, &str> = BTreeMap::new();
     let mut order: Vec<String> = listed.to_vec();
     for line in output.lines() {
         let Some(rest) = line.strip_prefix("test ") else {
@@ -226,14 +266,32 @@ pub fn read_libtest(output: &str, listed: &[String], finished: bool) -> Vec<Test
         };
         if !order.iter().any(|t| t == name) {
             order.push(name.to_owned());
+            if !listed.is_empty() {
+                imitated.insert(
+                    name.to_owned(),
+                    "reported, though the binary never listed it",
+                );
+            }
         }
-        verdicts.insert(name.to_owned(), status);
+        if verdicts.insert(name.to_owned(), status).is_some() {
+            imitated.insert(name.to_owned(), "reported twice");
+        }
     }
     let sections = failure_sections(output);
     order
         .into_iter()
         .map(|name| {
             let (status, (message, output)) = match verdicts.get(&name) {
+                _ if imitated.contains_key(&name) => (
+                    Status::Fail,
+                    (
+                        Some(format!(
+                            "{}: a line printed to look like libtest's?",
+                            imitated[&name]
+                        )),
+                        None,
+                    ),
+                ),
                 Some(&Status::Fail) => (
                     Status::Fail,
                     sections
@@ -355,15 +413,14 @@ fn panic_and_rest(section: &str) -> (Option<String>, Option<String>) {
             rest.push('\n');
         }
     }
-    let message = message
-        .map(|m| m.trim().to_owned())
-        .filter(|m| !m.is_empty());
-    let rest = rest.trim();
-    let rest = (!rest.is_empty()).then(|| match rest.char_indices().nth(OUTPUT_CHARS) {
-        Some((cut, _)) => format!("{}...", &rest[..cut]),
-        None => rest.to_owned(),
-    });
-    (message, rest)
+    let kept = |text: &str| {
+        let text = text.trim();
+        (!text.is_empty()).then(|| match text.char_indices().nth(OUTPUT_CHARS) {
+            Some((cut, _)) => format!("{}...", &text[..cut]),
+            None => text.to_owned(),
+        })
+    };
+    (message.as_deref().and_then(kept), kept(&rest))
 }
 
 #[cfg(test)]
@@ -454,6 +511,38 @@ mod tests {
     }
 
     #[test]
+    fn lines_that_imitate_libtest_fail_their_test() {
+        let listed = ["tests::a".to_owned(), "tests::b".into()];
+        let forged = "test tests::a ... FAILED\ntest tests::a ... ok\ntest tests::b ... ok\n\
+                      test tests::made_up ... ok\n";
+        let tests = read_libtest(forged, &listed, true);
+        let verdicts: Vec<(&str, Status)> =
+            tests.iter().map(|t| (t.name.as_str(), t.status)).collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("tests::a", Status::Fail),
+                ("tests::b", Status::Pass),
+                ("tests::made_up", Status::Fail)
+            ]
+        );
+        assert!(
+            tests[0]
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("reported twice"))
+        );
+    }
+
+    #[test]
+    fn a_panic_message_is_kept_to_its_first_characters() {
+        let long = "x".repeat(10 * OUTPUT_CHARS);
+        let out = format!("thread 'main' panicked at src/lib.rs:1:1:\n{long}\n");
+        let (message, _) = panic_and_rest(&out);
+        assert_eq!(message.map(|m| m.chars().count()), Some(OUTPUT_CHARS + 3));
+    }
+
+    #[test]
     fn hint_lines_name_the_mistakes() {
         let out =
             "hint: [if-instead-of-loop] Why?\nhint: [never-sees-close] How?\nhint: no bracket\n";
@@ -470,6 +559,46 @@ mod tests {
             (Status::Fail, Some("no child"))
         );
         assert_eq!(read_plain("respawn", "", None).status, Status::Hung);
+    }
+
+    #[test]
+    fn a_listing_runs_within_the_limit_and_an_empty_one_fails() -> Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let logs = std::env::temp_dir().join(format!("xtask-grade-list-{}", std::process::id()));
+        std::fs::create_dir_all(&logs)?;
+        let script = |name: &str, body: &str| -> Result<Binary> {
+            let exe = logs.join(name);
+            std::fs::write(&exe, format!("#!/bin/sh\n{body}\n"))?;
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755))?;
+            Ok(Binary {
+                target: name.into(),
+                exe,
+                libtest: true,
+            })
+        };
+        let lists_nothing = script("lists-nothing", "exit 0")?;
+        let hangs = script("hangs-when-listing", "sleep 30")?;
+        let empty = run(&[lists_nothing], None, &logs, Duration::from_secs(10))?;
+        let limit = Duration::from_millis(300);
+        let hung = run(&[hangs], None, &logs, limit)?;
+        std::fs::remove_dir_all(&logs)?;
+        let verdicts = |run: &Run| -> Vec<(String, Status)> {
+            run.tests
+                .iter()
+                .map(|t| (t.name.clone(), t.status))
+                .collect()
+        };
+        assert_eq!(verdicts(&empty), [("tests".to_owned(), Status::Fail)]);
+        assert_eq!(
+            verdicts(&hung),
+            [("hangs-when-listing".to_owned(), Status::Hung)]
+        );
+        assert!(
+            hung.took < limit + Duration::from_secs(1),
+            "{:?}",
+            hung.took
+        );
+        Ok(())
     }
 
     #[test]
