@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 pub mod build;
+mod changes;
 mod check;
 pub mod copy;
 pub mod report;

@@ -26,7 +26,7 @@ use crate::handout::rustlings::ident;
 pub const TODO: &str = "// TODO: ";
 /// What rustlings writes into the copy to remember where a student is: not
 /// the student's work, never flagged.
-const RUSTLINGS_STATE: &str = ".rustlings-state.txt";
+pub(super) const RUSTLINGS_STATE: &str = ".rustlings-state.txt";
 
 /// One student's copy.
 #[derive(Debug)]
@@ -163,37 +163,6 @@ impl Copy {
         };
         Ok((work, outside_changed))
     }
-
-    /// The files changed, added or deleted since the hand-out's commit,
-    /// other than the exercise files in `exercises` (which are judged by
-    /// their text outside the regions) and what builds and rustlings
-    /// write.
-    pub fn other_changes(&self, exercises: &[String]) -> Result<Vec<String>> {
-        let own: Vec<String> = exercises.iter().map(|e| Self::exercise_path(e)).collect();
-        let mut changed: Vec<String> = Vec::new();
-        let diff = git(&self.dir, &["diff", "--name-only", "-z", &self.first])?;
-        changed.extend(diff.split('\0').map(str::to_owned));
-        let status = git(
-            &self.dir,
-            &["status", "--porcelain", "-z", "--untracked-files=all"],
-        )?;
-        changed.extend(
-            status
-                .split('\0')
-                .filter_map(|entry| entry.strip_prefix("?? "))
-                .map(str::to_owned),
-        );
-        let ignored = |path: &String| {
-            path.is_empty()
-                || path.starts_with("target/")
-                || path == RUSTLINGS_STATE
-                || (own.contains(path) && self.dir.join(path).is_file())
-        };
-        changed.retain(|path| !ignored(path));
-        changed.sort();
-        changed.dedup();
-        Ok(changed)
-    }
 }
 
 /// Splits a hand-out's exercise file into its regions' code and the rest.
@@ -310,10 +279,12 @@ pub fn fill(text: &str, bodies: &[Option<String>]) -> Result<String> {
 }
 
 /// Runs git in `dir`; its stdout, or an error with its stderr.
-fn git(dir: &Path, args: &[&str]) -> Result<String> {
+pub(super) fn git(dir: &Path, args: &[&str]) -> Result<String> {
     let output = Command::new("git")
         .arg("-C")
         .arg(dir)
+        // Never the copy's own monitor command: see `changes`.
+        .args(["-c", "core.fsmonitor=false"])
         .args(args)
         .output()
         .context("cannot run git")?;
