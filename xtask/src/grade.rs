@@ -88,6 +88,9 @@ pub fn main(root: &Path, args: &Args) -> Result<()> {
     Ok(())
 }
 
+/// The files the results' folder holds besides one folder per student.
+const OUT_FILES: [&str; 2] = ["class.md", "class.html"];
+
 fn out_dir(root: &Path, args: &Args) -> PathBuf {
     args.out.clone().unwrap_or_else(|| root.join(DEFAULT_OUT))
 }
@@ -100,6 +103,13 @@ pub fn grade(root: &Path, args: &Args) -> Result<Class> {
         .map(|dir| Copy::open(dir))
         .collect::<Result<Vec<_>>>()?;
     for (n, copy) in copies.iter().enumerate() {
+        if OUT_FILES.contains(&copy.student.as_str()) {
+            return Err(BadInput(format!(
+                "a copy is named {}, as a file of the results is: rename its folder",
+                copy.student
+            ))
+            .into());
+        }
         if copies[..n].iter().any(|c| c.student == copy.student) {
             return Err(BadInput(format!(
                 "two copies are named {}: each student's folder needs a name of its own",
@@ -220,14 +230,33 @@ pub fn grade(root: &Path, args: &Args) -> Result<Class> {
         class.cells.push(cells);
         class.took.push(took);
     }
-    std::fs::write(out.join("class.md"), class.markdown())?;
-    std::fs::write(out.join("class.html"), class.html())?;
+    std::fs::write(out.join(OUT_FILES[0]), class.markdown())?;
+    std::fs::write(out.join(OUT_FILES[1]), class.html())?;
     Ok(class)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_named_as_a_results_file_is_bad_input() -> Result<()> {
+        let copy = copy::tests::handed_out("named")?;
+        let parent = std::env::temp_dir().join(format!("xtask-named-{}", std::process::id()));
+        std::fs::create_dir_all(&parent)?;
+        let named = parent.join("class.md");
+        std::fs::rename(&copy, &named)?;
+        let args = Args {
+            limit: 1,
+            out: None,
+            copies: vec![named.clone()],
+        };
+        let result = grade(&crate::cargo::workspace_root(), &args);
+        std::fs::remove_dir_all(&parent)?;
+        let error = result.expect_err("a student named class.md");
+        assert!(error.is::<BadInput>(), "{error}");
+        Ok(())
+    }
 
     #[test]
     fn two_copies_of_one_name_are_bad_input() -> Result<()> {

@@ -186,9 +186,9 @@ impl Class {
         out.push_str(&format!("| {} |\n", header.join(" | ")));
         out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
         for (s, student) in self.students.iter().enumerate() {
-            let mut row = vec![student.replace('|', "\\|")];
+            let mut row = vec![markdown_cell(student)];
             row.extend(self.cells[s].iter().map(Cell::to_string));
-            row.push(self.changed_text(s).replace('|', "\\|"));
+            row.push(markdown_cell(&self.changed_text(s)));
             out.push_str(&format!("| {} |\n", row.join(" | ")));
         }
         out
@@ -277,10 +277,24 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// `text` as one cell of a Markdown table: a `|` would end the cell and
+/// a line break the row (a student's file name may hold either).
+fn markdown_cell(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace("\r\n", "\\n")
+        .replace(['\n', '\r'], "\\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::run::TestResult;
     use super::*;
+
+    #[test]
+    fn a_cell_keeps_its_row_whatever_a_file_name_holds() {
+        assert_eq!(markdown_cell("a|b\nc\r\nd"), "a\\|b\\nc\\nd");
+        assert!(!markdown_cell("x\ry\n").contains(['\n', '\r']));
+    }
 
     fn class() -> Class {
         let failed = |names: &[&str]| Cell::Failed(names.iter().map(|n| n.to_string()).collect());
