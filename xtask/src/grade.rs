@@ -37,6 +37,7 @@ mod check;
 pub mod copy;
 pub mod report;
 pub mod run;
+mod verdicts;
 
 pub use check::check;
 use copy::{Copy, Work};

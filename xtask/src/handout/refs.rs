@@ -14,7 +14,7 @@
 //!   repository (`` `book/exercises/ch01-deadline` ``, `` `.ci/run` ``),
 //!   which must exist in the hand-out;
 //! - the mention, anywhere, of a folder the hand-out leaves out
-//!   ([`LEFT_OUT`]), or of what a student cannot run or see
+//!   (`LEFT_OUT`), or of what a student cannot run or see
 //!   ([`NEVER`]: `cargo xtask`, the speaker notes).
 //!
 //! A passage only the repository's edition should have is marked
