@@ -15,7 +15,7 @@
 //!   which must exist in the hand-out;
 //! - the mention, anywhere, of a folder the hand-out leaves out
 //!   (`LEFT_OUT`), or of what a student cannot run or see
-//!   ([`NEVER`]: `cargo xtask`, the speaker notes).
+//!   (`NEVER`: `cargo xtask`, the speaker notes).
 //!
 //! A passage only the repository's edition should have is marked
 //! `<!-- repository-only -->` ... `<!-- /repository-only -->`;
