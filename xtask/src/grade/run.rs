@@ -120,9 +120,11 @@ pub fn run(
             }
         }
     }
-    // Every exercise has tests: test binaries that list none were made to
+    // Every exercise has tests: if its binaries list none (and it has no
+    // binary of its own harness, which is one test), they were made to
     // (a student's code that runs before `main` can end the listing).
-    if !listed_any && binaries.iter().any(|b| b.libtest) && !run.timed_out {
+    let plain = binaries.iter().any(|b| !b.libtest);
+    if !listed_any && !plain && !binaries.is_empty() && !run.timed_out {
         run.tests.push(TestResult {
             name: "tests".into(),
             status: Status::Fail,
@@ -220,7 +222,24 @@ mod tests {
         };
         let lists_nothing = script("lists-nothing", "exit 0")?;
         let hangs = script("hangs-when-listing", "sleep 30")?;
-        let empty = run(&[lists_nothing], None, &logs, Duration::from_secs(10))?;
+        let own_harness = Binary {
+            libtest: false,
+            ..script("own-harness", "exit 0")?
+        };
+        let empty = run(
+            std::slice::from_ref(&lists_nothing),
+            None,
+            &logs,
+            Duration::from_secs(10),
+        )?;
+        // ch02-respawn's kind: its checks in a binary of their own harness,
+        // none in its library's test binary.
+        let beside = run(
+            &[lists_nothing, own_harness],
+            None,
+            &logs,
+            Duration::from_secs(10),
+        )?;
         let limit = Duration::from_millis(300);
         let hung = run(&[hangs], None, &logs, limit)?;
         std::fs::remove_dir_all(&logs)?;
@@ -231,6 +250,10 @@ mod tests {
                 .collect()
         };
         assert_eq!(verdicts(&empty), [("tests".to_owned(), Status::Fail)]);
+        assert_eq!(
+            verdicts(&beside),
+            [("own-harness".to_owned(), Status::Pass)]
+        );
         assert_eq!(
             verdicts(&hung),
             [("hangs-when-listing".to_owned(), Status::Hung)]
