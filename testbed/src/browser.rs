@@ -67,7 +67,7 @@ pub fn chromium() -> Option<PathBuf> {
 ///
 /// # Panics
 ///
-/// When Chromium fails or outlives [`DEADLINE`].
+/// When Chromium fails or outlives `DEADLINE`.
 #[track_caller]
 pub fn load(page: &Path, fragment: &str) -> Option<String> {
     let (command, _profile) = chromium_at(page, fragment, &["--dump-dom"])?;

@@ -16,7 +16,7 @@
 //! hint: after a wake-up, is the value you were woken for still there?
 //! ```
 //!
-//! An exercise asks for this once, with [`hint_on_failure!`]. In its test
+//! An exercise asks for this once, with [`crate::hint_on_failure!`]. In its test
 //! build only, that installs, before `main`, a panic hook that notes the
 //! name of each thread that panics (libtest runs each test on a thread
 //! named after it), and an exit handler that, if the process exits with a

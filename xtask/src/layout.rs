@@ -6,7 +6,7 @@
 //! (so a page may read its own `<object>` figures, which `file://` pages
 //! may not), and loads every page in headless Chromium inside an iframe
 //! of each width: Chromium's own window has a minimum width above 400 px.
-//! A script injected into the page ([`PROBE`]) measures what a reader
+//! A script injected into the page (`PROBE`) measures what a reader
 //! sees and writes its findings into the DOM, which `--dump-dom` prints.
 //!
 //! What fails the check: at every width, an element wider than the text

@@ -324,7 +324,7 @@ fn parse(text: &str) -> Result<Parsed> {
 }
 
 /// Takes the mistakes' scratch workspace and fills it with fresh copies of
-/// every solution (see [`make_scratch`]).
+/// every solution (see `make_scratch`).
 pub fn take_scratch(root: &Path) -> Result<Scratch> {
     let scratch = Scratch::take(root, SCRATCH)?;
     make_scratch(root, &scratch.dir)?;

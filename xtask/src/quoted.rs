@@ -30,7 +30,7 @@
 //! since), when a source does not exist, when prose types, untagged, a
 //! number that a figure the page shows holds (a copy nobody would
 //! update), and when a measured number (one followed by a unit of
-//! [`UNITS`]: `items/s`, `items a second`, `µs`, `ms`, `bytes`, `KiB`,
+//! `UNITS`: `items/s`, `items a second`, `µs`, `ms`, `bytes`, `KiB`,
 //! `MiB`, `calls`, or a percentage) names no source at all. Since every
 //! page quotes its sources, two chapters that quote one source agree.
 //!

@@ -59,7 +59,7 @@ impl RingOptions {
     }
 
     /// Room for `n` completions (at least the submission queue's size; at
-    /// most the kernel's limit, [`MAX_COMPLETIONS`]). Size it to what can
+    /// most the kernel's limit, `MAX_COMPLETIONS`). Size it to what can
     /// be in flight at once.
     pub fn completions(mut self, n: u32) -> RingOptions {
         self.completions = Some(n);

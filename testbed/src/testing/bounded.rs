@@ -8,7 +8,7 @@ use std::time::Duration;
 /// Runs `work` on a thread of its own and returns its result; panics if it
 /// has not returned within `deadline` (the thread is left behind), so a
 /// loop that hangs fails its test instead of hanging the suite. For work
-/// that runs in the test's process: [`run_bin`] bounds a child.
+/// that runs in the test's process: [`super::run_bin`] bounds a child.
 #[track_caller]
 pub fn within<T: Send + 'static>(
     deadline: Duration,

@@ -17,7 +17,7 @@
 //! tasks end in; a task that panics gives its item an error and nothing
 //! else.
 //!
-//! Write [`run_bounded`]. 07's [`Semaphore`](executor::Semaphore) counts
+//! Write [`run_bounded`]. 07's [`Semaphore`] counts
 //! slots; a [`Permit`](executor::Permit) can move into a task and goes
 //! back when the task ends, however it ends.
 //!

@@ -20,7 +20,7 @@
 //! never slept, and one waiting caller kept a core busy. A future that
 //! waits for a time must hand its waker to the one part of the loop that
 //! knows when the time comes, the timer heap, through a
-//! [`Sleep`](executor::Sleep), and be polled again only when the timer
+//! [`Sleep`], and be polled again only when the timer
 //! fires.
 //!
 //! # What it promises
