@@ -86,7 +86,8 @@ impl Copy {
         if std::fs::canonicalize(top.trim()).ok() != std::fs::canonicalize(&dir).ok() {
             return Err(BadInput(format!(
                 "{} is not a git repository of its own: a copy is the repository `cargo xtask \
-                 handout` made, with its first commit",
+                 handout` made, with its first commit (files without their .git: copy them over \
+                 a fresh `cargo xtask handout DIR` and grade DIR)",
                 dir.display()
             ))
             .into());
