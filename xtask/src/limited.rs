@@ -7,7 +7,8 @@
 //! and stop them *whole*: `cargo test --doc` runs each example in a
 //! process of its own, and a test may spawn children, which killing the
 //! first process alone would leave running. So the command starts a
-//! process group, and the whole group is killed at the limit.
+//! process group, and the whole group is killed at the limit, or when the
+//! command exits: what it left running goes with it.
 //!
 //! Time is not all a student's code can run away with. A `println!` in a
 //! loop that never ends fills, within its minute, either the log file (a
