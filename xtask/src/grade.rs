@@ -153,6 +153,7 @@ pub fn grade(root: &Path, args: &Args) -> Result<Class> {
                         student: copy.student.clone(),
                         exercise: name.clone(),
                         bodies,
+                        starts: copy.region_starts(name)?,
                     });
                     None
                 }

@@ -23,6 +23,7 @@ use std::process::Stdio;
 
 use anyhow::{Context, Result};
 
+use super::copy::Copy;
 use crate::scratch::{Regions, copy_crate, fresh_dir};
 use crate::starters::{self, EXERCISES};
 
@@ -36,6 +37,8 @@ pub struct Job {
     pub exercise: String,
     /// The code of each region, in order.
     pub bodies: Vec<String>,
+    /// The line of the student's file where each region's code begins.
+    pub starts: Vec<usize>,
 }
 
 /// A test binary cargo built.
@@ -65,6 +68,7 @@ pub enum Built {
 pub fn build(root: &Path, scratch: &Path, jobs: &[Job]) -> Result<Vec<(String, Built)>> {
     fresh_dir(scratch)?;
     let mut packages = Vec::new();
+    let mut spans = Vec::new();
     for job in jobs {
         let package = package_name(&job.exercise, &job.student, &packages);
         let dir = scratch.join(&package);
@@ -72,6 +76,16 @@ pub fn build(root: &Path, scratch: &Path, jobs: &[Job]) -> Result<Vec<(String, B
         Regions::find(&dir)?
             .replace_all(&job.bodies)
             .with_context(|| format!("{}'s {}", job.student, job.exercise))?;
+        // Where the student's code now lies, as the compiler names it.
+        spans.push(
+            Regions::find(&dir)?
+                .spans()
+                .map(|(file, first, last)| {
+                    let file = file.strip_prefix(scratch).unwrap_or(file);
+                    (file.to_string_lossy().into_owned(), first, last)
+                })
+                .collect::<Vec<_>>(),
+        );
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))?;
         std::fs::write(
             dir.join("Cargo.toml"),
@@ -105,20 +119,64 @@ pub fn build(root: &Path, scratch: &Path, jobs: &[Job]) -> Result<Vec<(String, B
     Ok(packages
         .into_iter()
         .zip(jobs)
-        .map(|(package, job)| {
+        .zip(spans)
+        .map(|((package, job), spans)| {
             let found = by_dir.remove(&scratch.join(&package)).unwrap_or_default();
             let harnessless = harnessless_tests(&root.join(EXERCISES).join(&job.exercise));
             let built = match found.into_built(&harnessless) {
                 // The errors name the exercise's files, not the scratch
-                // copy's folder.
-                Built::Failed(errors) => Built::Failed(
-                    errors.replace(&format!("{package}/"), &format!("{}/", job.exercise)),
-                ),
+                // copy's folder, and where the student's own file has
+                // the line.
+                Built::Failed(errors) => {
+                    let file = Copy::exercise_path(&job.exercise);
+                    let errors = in_student_file(&errors, &spans, &job.starts, &file);
+                    Built::Failed(
+                        errors.replace(&format!("{package}/"), &format!("{}/", job.exercise)),
+                    )
+                }
                 tests => tests,
             };
             (package, built)
         })
         .collect())
+}
+
+/// `errors` with, under each `--> FILE:LINE:COLUMN` that points into a
+/// region (`spans`: file, first and last line of each region's code),
+/// the same place in the student's `file`, whose regions' code begins at
+/// the lines `starts`.
+fn in_student_file(
+    errors: &str,
+    spans: &[(String, usize, usize)],
+    starts: &[usize],
+    file: &str,
+) -> String {
+    let mut out = String::new();
+    for line in errors.lines() {
+        out.push_str(line);
+        out.push('\n');
+        let Some((indent, place)) = line.split_once("--> ") else {
+            continue;
+        };
+        let mut parts = place.rsplitn(3, ':');
+        let (Some(column), Some(number), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let Ok(number) = number.parse::<usize>() else {
+            continue;
+        };
+        let region = spans
+            .iter()
+            .position(|(p, first, last)| p == path && (*first..=*last).contains(&number));
+        if let Some((r, start)) = region.and_then(|r| starts.get(r).map(|s| (r, s))) {
+            let own = start + (number - spans[r].1);
+            out.push_str(&format!(
+                "{indent} = in the student's file: {file}:{own}:{column}\n"
+            ));
+        }
+    }
+    out
 }
 
 /// A package name for `exercise` by `student`, unlike any in `taken`.
@@ -275,6 +333,24 @@ fn read_messages(stdout: &str) -> BTreeMap<PathBuf, Found> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_in_a_region_names_the_student_s_line_too() {
+        let errors = "error: expected `;`, found `is`\n  --> ch06-channel-by-bo/src/lib.rs:82:14\n   |\n\
+                      82 |         this is not Rust;\n\
+                      error[E0308]: mismatched types\n --> ch06-channel-by-bo/src/lib.rs:12:5\n";
+        let spans = [("ch06-channel-by-bo/src/lib.rs".to_owned(), 80, 84)];
+        let out = in_student_file(errors, &spans, &[61], "exercises/ch06_channel.rs");
+        let added: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("student's file"))
+            .collect();
+        assert_eq!(
+            added,
+            ["   = in the student's file: exercises/ch06_channel.rs:63:14"],
+            "line 82 is the region's third, and line 12 is the solution's own"
+        );
+    }
 
     #[test]
     fn packages_are_renamed_and_libraries_keep_their_name() {

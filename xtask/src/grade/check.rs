@@ -17,7 +17,8 @@
 //!   added outside their regions): failed in those two, the edited file
 //!   flagged;
 //! - `no-compile` (one exercise that does not compile, one solved): does
-//!   not compile, passed;
+//!   not compile, its errors pointing at the student's own line too;
+//!   passed;
 //! - `hangs` (one exercise whose code parks its thread for ever, one whose
 //!   `// END TODO` line is gone): hung, having cost no more than the limit
 //!   and a little; markers broken;
@@ -174,6 +175,18 @@ pub fn check(root: &Path) -> Result<()> {
                 wrong.push(format!("{student}/{name}: {cell}"));
             }
         }
+    }
+    let no_compile = base
+        .join("results/no-compile")
+        .join(FIRST.0)
+        .join("results.json");
+    let errors = std::fs::read_to_string(&no_compile)?;
+    let own_file = format!("in the student's file: {}:", Copy::exercise_path(FIRST.0));
+    if !errors.contains(&own_file) {
+        wrong.push(format!(
+            "no-compile/{}: the errors do not say `{own_file}`",
+            FIRST.0
+        ));
     }
     let flagged = |student: &str| {
         let s = graded.students.iter().position(|n| n == student);

@@ -59,6 +59,8 @@ pub struct Split {
     pub outside: String,
     /// The `// TODO:` line (trimmed) that opens each region.
     pub openers: Vec<String>,
+    /// The line of each region's first line of code, counted from 1.
+    pub starts: Vec<usize>,
 }
 
 impl Copy {
@@ -164,6 +166,16 @@ impl Copy {
         };
         Ok((work, outside_changed))
     }
+
+    /// The line, in the copy's file of exercise `name`, where each
+    /// region's code begins (counted from 1): where a compiler error in
+    /// that code is, for the teacher who opens the student's file.
+    pub fn region_starts(&self, name: &str) -> Result<Vec<usize>> {
+        let path = Self::exercise_path(name);
+        let original = git(&self.dir, &["show", &format!("{}:{path}", self.first)])?;
+        let now = std::fs::read_to_string(self.dir.join(&path))?;
+        Ok(split_like(&now, &split(&original)?.openers)?.starts)
+    }
 }
 
 /// Splits a hand-out's exercise file into its regions' code and the rest.
@@ -195,6 +207,7 @@ fn split_with(text: &str, openers: Option<&[String]>) -> Result<Split> {
         bodies: Vec::new(),
         outside: String::new(),
         openers: Vec::new(),
+        starts: Vec::new(),
     };
     let mut open: Option<(usize, String)> = None;
     for (n, line) in text.lines().enumerate() {
@@ -214,6 +227,7 @@ fn split_with(text: &str, openers: Option<&[String]>) -> Result<Split> {
                 if opens {
                     open = Some((n, String::new()));
                     split.openers.push(trimmed.to_owned());
+                    split.starts.push(n + 2);
                 }
                 split.outside.push_str(line);
                 split.outside.push('\n');
@@ -312,6 +326,7 @@ pub(crate) mod tests {
             split.bodies,
             ["    todo!(\"one\")\n", "        todo!(\"two\")\n"]
         );
+        assert_eq!(split.starts, [4, 10], "the lines of each region's code");
         assert!(!split.outside.contains("todo!"), "{}", split.outside);
         assert!(
             split
