@@ -40,9 +40,17 @@ impl Copy {
                 changed.push((*path).to_owned());
             }
         }
+        let mut ignores = Ignores::default();
+        for (path, original) in handed.iter().zip(&originals) {
+            if let Some(dir) = path.strip_suffix(".gitignore")
+                && (dir.is_empty() || dir.ends_with('/'))
+            {
+                ignores.add(dir, &String::from_utf8_lossy(original));
+            }
+        }
         let handed: BTreeSet<&str> = handed.into_iter().collect();
         let mut present = Vec::new();
-        files(&self.dir, "", &mut present)?;
+        files(&self.dir, "", &ignores, &mut present)?;
         changed.extend(present.into_iter().filter(|p| !handed.contains(p.as_str())));
         let ignored = |path: &String| {
             path.starts_with("target/")
@@ -112,9 +120,10 @@ fn blobs(dir: &Path, commit: &str, paths: &[&str]) -> Result<Vec<Vec<u8>>> {
 }
 
 /// Every file under `dir`, as a path relative to the copy's top with `/`
-/// between names, pushed onto `into`; `.git` and `target` at the top are
-/// left out. Links are listed, never followed.
-fn files(dir: &Path, prefix: &str, into: &mut Vec<String>) -> Result<()> {
+/// between names, pushed onto `into`; `.git` and `target` at the top, and
+/// what the hand-out's ignore rules name, are left out. Links are listed,
+/// never followed.
+fn files(dir: &Path, prefix: &str, ignores: &Ignores, into: &mut Vec<String>) -> Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -122,13 +131,93 @@ fn files(dir: &Path, prefix: &str, into: &mut Vec<String>) -> Result<()> {
             continue;
         }
         let path = format!("{prefix}{name}");
-        if entry.file_type()?.is_dir() {
-            files(&entry.path(), &format!("{path}/"), into)?;
+        let is_dir = entry.file_type()?.is_dir();
+        if ignores.ignore(&path, is_dir) {
+            continue;
+        }
+        if is_dir {
+            files(&entry.path(), &format!("{path}/"), ignores, into)?;
         } else {
             into.push(path);
         }
     }
     Ok(())
+}
+
+/// The ignore rules of the hand-out's commit: each `.gitignore` it holds
+/// names what builds, runs and tools write in a copy (`/target`, the
+/// results' `*.db`, the browser tests' `node_modules`). Read from the
+/// commit, never from the copy, whose own rules a student could extend
+/// to hide a file. The patterns are git's simple ones: `*` and `?` within
+/// a name, a leading `/` (or a `/` inside) anchoring to the rules' folder,
+/// a trailing `/` for folders only; negations (`!`) are not followed, so
+/// a file they would bring back is left out.
+#[derive(Default)]
+struct Ignores(Vec<Rule>);
+
+/// One pattern of a `.gitignore` in the folder `base` (`""` or `a/b/`).
+struct Rule {
+    base: String,
+    glob: String,
+    anchored: bool,
+    folders_only: bool,
+}
+
+impl Ignores {
+    /// Adds the rules of the `.gitignore` in the folder `base`.
+    fn add(&mut self, base: &str, text: &str) {
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+                continue;
+            }
+            let folders_only = line.ends_with('/');
+            let line = line.trim_end_matches('/');
+            let anchored = line.contains('/');
+            self.0.push(Rule {
+                base: base.to_owned(),
+                glob: line.trim_start_matches('/').to_owned(),
+                anchored,
+                folders_only,
+            });
+        }
+    }
+
+    /// Whether `path` (relative to the copy's top) is ignored.
+    fn ignore(&self, path: &str, is_dir: bool) -> bool {
+        self.0.iter().any(|rule| {
+            let Some(within) = path.strip_prefix(rule.base.as_str()) else {
+                return false;
+            };
+            let name = within.rsplit('/').next().unwrap_or(within);
+            (is_dir || !rule.folders_only)
+                && glob(&rule.glob, if rule.anchored { within } else { name })
+        })
+    }
+}
+
+/// Whether `text` matches `pattern`, whose `*` stands for any run of
+/// characters but `/`, and `?` for one character.
+fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    // The classic two-pointer match, going back to the last `*` on a miss.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < t.len() {
+        if i < p.len() && (p[i] == '?' && t[j] != '/' || p[i] == t[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some((i, j));
+            i += 1;
+        } else if let Some((si, sj)) = star.filter(|&(_, sj)| t[sj] != '/') {
+            star = Some((si, sj + 1));
+            i = si + 1;
+            j = sj + 1;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
 }
 
 #[cfg(test)]
@@ -165,6 +254,24 @@ mod tests {
             "CRLF is no change; skip-worktree and exclude hide none"
         );
         Ok(())
+    }
+
+    #[test]
+    fn the_hand_out_s_ignore_rules_leave_out_what_tools_write() {
+        let mut ignores = Ignores::default();
+        ignores.add(
+            "",
+            "/target\n/book/book\n*.db\n# a comment\n/testbed/tests/browser/node_modules\n",
+        );
+        ignores.add("book/", "cache/\n");
+        let ignored = |path: &str, is_dir: bool| ignores.ignore(path, is_dir);
+        assert!(ignored("testbed/tests/browser/node_modules", true));
+        assert!(ignored("results.db", false) && ignored("01-sync/runs.db", false));
+        assert!(ignored("book/book", true) && ignored("book/cache", true));
+        assert!(!ignored("book/cache", false), "a folders-only rule");
+        assert!(!ignored("results.db.txt", false) && !ignored("notes.txt", false));
+        assert!(!ignored("src/book/book", true), "an anchored rule");
+        assert!(glob("a*c", "abbc") && glob("a?c", "abc") && !glob("a*c", "ab/c"));
     }
 
     #[test]
